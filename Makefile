@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0
+# iotrace: `make` builds build/iotrace; `make test`, `make demo`, `make bench`.
+
+BUILD		?= build
+CC		?= gcc
+CLANG		?= clang
+BPFTOOL		?= bpftool
+ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BTF_VMLINUX	?= /sys/kernel/btf/vmlinux
+
+CFLAGS		?= -O2 -g
+CFLAGS		+= -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP
+CPPFLAGS	+= -Iinclude -Ilib -I$(BUILD)
+LDLIBS		+= -lbpf -lelf -lz -ljansson -lpthread
+BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+		   -Iinclude -I$(BUILD)
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.PHONY: all deps test unit e2e demo bench bench-quick clean format-check
+
+# Sources of the one binary; each folder adds its own files here.
+LIB_SRCS	:= $(wildcard lib/*.c)
+LOADER_SRCS	:= $(wildcard loader/*.c)
+CLI_SRCS	:= $(wildcard cli/*.c)
+ANALYZE_SRCS	:= $(wildcard analyze/*.c)
+REPLAY_SRCS	:= $(wildcard replay/*.c)
+APP_SRCS	:= $(LIB_SRCS) $(LOADER_SRCS) $(CLI_SRCS) $(ANALYZE_SRCS) $(REPLAY_SRCS)
+APP_OBJS	:= $(patsubst %.c,$(BUILD)/obj/%.o,$(APP_SRCS))
+# Everything but main(), for linking unit tests.
+CORE_OBJS	:= $(filter-out $(BUILD)/obj/cli/main.o,$(APP_OBJS))
+
+BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
+BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS		:= $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+
+all: $(BUILD)/iotrace
+
+# vmlinux.h from the running kernel's BTF when it has one, else the committed copy.
+$(BUILD)/vmlinux.h:
+	$(Q)mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)if [ -r $(BTF_VMLINUX) ]; then \
+		$(BPFTOOL) btf dump file $(BTF_VMLINUX) format c > $@; \
+	else \
+		cp vmlinux/$(ARCH)/vmlinux.h $@; \
+	fi
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h
+	$(Q)mkdir -p $(@D)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(BUILD)/obj/%.o: %.c | $(SKELS)
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/iotrace: $(APP_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
+
+deps:
+	$(Q)scripts/deps.sh
+
+# Unit tests: tests/test_<module>.c, CUnit, linked against everything but main().
+UNIT_SRCS	:= $(wildcard tests/test_*.c)
+UNIT_BINS	:= $(patsubst tests/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# Programs the end-to-end tests record: tests/progs/*.c
+PROG_SRCS	:= $(wildcard tests/progs/*.c)
+PROG_BINS	:= $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRCS))
+
+$(BUILD)/tests/%: tests/%.c $(CORE_OBJS)
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS) -lcunit
+
+$(BUILD)/progs/%: tests/progs/%.c
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -lpthread
+
+unit: $(UNIT_BINS)
+	$(Q)tests/run_unit.sh $(UNIT_BINS)
+
+e2e: $(BUILD)/iotrace $(PROG_BINS)
+	$(Q)tests/run_e2e.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS)
+	$(Q)tests/run_all.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/progs/demo_workload
+	$(Q)scripts/demo.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS)
+	$(Q)bench/run.sh
+
+bench-quick: deps
+	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS)
+	$(Q)bench/run.sh --quick
+
+format-check:
+	$(Q)clang-format --dry-run --Werror $(APP_SRCS) $(wildcard lib/*.h loader/*.h cli/*.h include/*.h)
+
+clean:
+	$(Q)rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Subcommands of the iotrace binary.  Each returns the exit status:
+ * 0 success, 1 failure, 2 usage error. */
+#ifndef IOTRACE_COMMANDS_H
+#define IOTRACE_COMMANDS_H
+
+#define EXIT_USAGE 2
+
+int cmd_record(int argc, char **argv);	/* loader/record.c */
+int cmd_info(int argc, char **argv);	/* cli/info.c */
+int cmd_dump(int argc, char **argv);	/* cli/dump.c */
+
+#endif

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * iotrace record ABI, version IOT_FORMAT_VERSION.
+ *
+ * Shared by the BPF programs (which emit these records into the ring buffer),
+ * the recorder (which writes them unchanged into trace-file blocks) and every
+ * reader.  A record is a struct iot_hdr followed by a type-specific body;
+ * hdr.size covers the whole record and is a multiple of 8, so a reader can
+ * skip a type it does not know.  Largest fields first, explicit padding,
+ * fixed-width types only.  See docs/trace-format.md.
+ */
+#ifndef IOTRACE_ABI_H
+#define IOTRACE_ABI_H
+
+#ifdef __bpf__
+/* BPF side: types come from vmlinux.h, included before this header */
+#else
+#include <linux/types.h>
+#endif
+
+#define IOT_FORMAT_VERSION	1
+
+#define IOT_NR_MAX		512	/* syscall numbers below this are describable */
+#define IOT_MAX_FDS		4	/* struct iot_fd slots in one syscall record */
+#define IOT_MAX_STRS		2	/* strings in one syscall record */
+#define IOT_STR_MAX		1024	/* bytes kept of one string, NUL included */
+#define IOT_REC_MAX		4096	/* no record is larger than this */
+
+enum iot_rec_type {
+	/* emitted by BPF */
+	IOT_REC_SYSCALL		= 1,	/* struct iot_syscall: one completed call */
+	IOT_REC_FORK		= 2,	/* struct iot_fork: sched_process_fork */
+	IOT_REC_EXEC		= 3,	/* struct iot_exec: sched_process_exec */
+	IOT_REC_EXIT		= 4,	/* struct iot_exit: sched_process_exit */
+	IOT_REC_WAKEUP		= 5,	/* struct iot_wakeup: sched_waking of a traced thread */
+	IOT_REC_SWITCH		= 6,	/* struct iot_switch: a traced thread left the CPU */
+	IOT_REC_PAGE		= 7,	/* struct iot_page: fault, map_pages, dirty, cache miss */
+	/* written by the recorder */
+	IOT_REC_META		= 64,	/* struct iot_meta: recording metadata, first record */
+	IOT_REC_PROC		= 65,	/* struct iot_proc: /proc snapshot of a process */
+	IOT_REC_THREAD		= 66,	/* struct iot_thread: /proc snapshot of a thread */
+	IOT_REC_FDSNAP		= 67,	/* struct iot_fdsnap: /proc snapshot of an open fd */
+	IOT_REC_MAPSNAP		= 68,	/* struct iot_mapsnap: /proc snapshot of a mapping */
+	IOT_REC_STATS		= 69,	/* struct iot_stats: loss counters, at the end */
+	IOT_REC_TARGET		= 70,	/* struct iot_target: a process added to the filter */
+};
+
+/* Every record starts with this. */
+struct iot_hdr {
+	__u64 ts;	/* ns, CLOCK_MONOTONIC; for syscalls the enter time */
+	__u32 pid;	/* tgid of the thread the record is about */
+	__u32 tid;	/* thread id the record is about */
+	__u32 seq;	/* per-thread count of records emitted in that thread's context; a
+			 * gap between two records of one thread means records were lost */
+	__u16 type;	/* enum iot_rec_type */
+	__u16 size;	/* bytes in the whole record, header included, multiple of 8 */
+};
+
+/* File types of struct iot_fd.ftype. */
+enum iot_ftype {
+	IOT_FT_NONE	= 0,	/* the fd was not open */
+	IOT_FT_REG	= 1,
+	IOT_FT_DIR	= 2,
+	IOT_FT_FIFO	= 3,	/* pipes and named fifos */
+	IOT_FT_SOCK	= 4,
+	IOT_FT_CHR	= 5,
+	IOT_FT_BLK	= 6,
+	IOT_FT_LNK	= 7,
+	IOT_FT_ANON	= 8,	/* anon inode: eventfd, epoll, timerfd, signalfd, ... */
+	IOT_FT_OTHER	= 9,
+};
+
+/* struct iot_fd.which: the argument index 0..5, or one of these */
+enum iot_fd_which {
+	IOT_FD_RET	= 6,	/* the fd the call returned (open, dup, socket, accept, ...) */
+	IOT_FD_RET0	= 7,	/* pipe, pipe2, socketpair: fds[0] */
+	IOT_FD_RET1	= 8,	/* pipe, pipe2, socketpair: fds[1] */
+	IOT_FD_STAT	= 9,	/* stat-family result: fd = -1, flags = st_mode */
+};
+
+/* What the kernel knew about one fd of a call. */
+struct iot_fd {
+	__u64 ino;	/* inode number */
+	__s64 pos;	/* f_pos at enter (at exit for IOT_FD_RET*) */
+	__u64 size;	/* i_size at enter (at exit for IOT_FD_RET*, i.e. after open) */
+	__u32 dev;	/* st_dev of the inode's super block, user-space encoding */
+	__s32 fd;	/* the fd number */
+	__u32 flags;	/* f_flags (O_*), or st_mode for IOT_FD_STAT */
+	__u16 ftype;	/* enum iot_ftype */
+	__u16 which;	/* argument index 0..5 or enum iot_fd_which */
+};
+
+/* Socket state of the call's socket fd, read at exit. */
+struct iot_sock {
+	__u8 laddr[16];	/* local address: IPv4 in the first 4 bytes, or IPv6 */
+	__u8 raddr[16];	/* peer address, same layout */
+	__u64 peer_ino;	/* AF_UNIX: inode of the connected peer socket, else 0 */
+	__u64 ino;	/* inode of this socket */
+	__u16 family;	/* AF_* */
+	__u16 type;	/* SOCK_STREAM, SOCK_DGRAM, ... */
+	__u16 lport;	/* local port, host order */
+	__u16 rport;	/* peer port, host order */
+	__u16 protocol;	/* IPPROTO_* */
+	__u16 state;	/* sk_state */
+	__u8 pad[4];
+};
+
+/* A string that follows a syscall record body. */
+struct iot_str {
+	__u16 len;	/* bytes of data that follow, NUL included; padded to 8 after */
+	__u8 which;	/* argument index the string was read from, or IOT_STR_* */
+	__u8 flags;	/* IOT_STRF_* */
+	__u8 pad[4];
+	/* char data[len], then zero padding to a multiple of 8 */
+};
+
+enum iot_str_which {
+	IOT_STR_SUN_PATH	= 6,	/* AF_UNIX path of the socket */
+	IOT_STR_RESULT		= 7,	/* readlink result buffer */
+};
+
+#define IOT_STRF_TRUNC	0x1	/* string longer than IOT_STR_MAX - 1: cut */
+#define IOT_STRF_FAULT	0x2	/* string could not be read: data is empty */
+
+/* struct iot_syscall.flags */
+#define IOT_SCF_NO_ENTER	0x1	/* exit seen without its enter (call began before the
+					 * attach): ts, dur and args are unknown */
+#define IOT_SCF_NO_RETURN	0x2	/* exit, exit_group, or an execve whose exit was not
+					 * seen: emitted at enter, ret and dur are 0 */
+#define IOT_SCF_SOCK		0x4	/* a struct iot_sock follows the fds */
+#define IOT_SCF_NO_CPU		0x8	/* cpu_ns unknown (first call seen on this thread) */
+
+/*
+ * One system call, emitted at its exit.  Body: this struct, then nfd struct
+ * iot_fd, then struct iot_sock if IOT_SCF_SOCK, then nstr struct iot_str each
+ * followed by its data.
+ */
+struct iot_syscall {
+	struct iot_hdr hdr;
+	__u64 args[6];	/* raw syscall arguments, as passed */
+	__s64 ret;	/* return value (negative errno on failure) */
+	__u64 dur_ns;	/* exit time minus enter time */
+	__u64 cpu_ns;	/* on-CPU time of the thread from its previous call's return to
+			 * this call's enter */
+	__u64 offcpu_ns; /* time the thread spent off-CPU inside this call */
+	__u16 nr;	/* syscall number, x86_64 numbering */
+	__u16 flags;	/* IOT_SCF_* */
+	__u8 nfd;	/* struct iot_fd that follow */
+	__u8 nstr;	/* struct iot_str that follow */
+	__u8 pad[2];
+};
+
+/* sched_process_fork: hdr.pid/tid are the parent's. */
+struct iot_fork {
+	struct iot_hdr hdr;
+	__u32 child_pid;	/* tgid of the child */
+	__u32 child_tid;	/* tid of the child */
+	__u32 thread;		/* 1: a new thread of the parent's process, 0: a new process */
+	__u32 pad;
+};
+
+/* sched_process_exec: hdr.pid/tid are after the exec. */
+struct iot_exec {
+	struct iot_hdr hdr;
+	__u32 old_tid;		/* tid before exec (a non-leader thread takes the tgid) */
+	__u32 pad;
+	char comm[16];		/* comm after exec */
+};
+
+/* sched_process_exit: one thread ended. */
+struct iot_exit {
+	struct iot_hdr hdr;
+	__s32 exit_code;	/* task->exit_code */
+	__u32 group_dead;	/* 1: the last thread of the process, the process is gone */
+};
+
+/* sched_waking: hdr.pid/tid are the WAKEE; the waker is the current thread. */
+struct iot_wakeup {
+	struct iot_hdr hdr;
+	__u32 waker_pid;	/* tgid of the waker, 0 when woken from interrupt */
+	__u32 waker_tid;	/* tid of the waker, 0 when woken from interrupt */
+};
+
+/* sched_switch: a traced thread left the CPU (hdr.ts) */
+struct iot_switch {
+	struct iot_hdr hdr;
+	__u64 oncpu_ns;		/* time on CPU since it was last switched in */
+	__u32 next_tid;		/* the thread that got the CPU */
+	__u32 prev_state;	/* 0: preempted (still runnable), else the sleep state */
+};
+
+enum iot_page_kind {
+	IOT_PAGE_FAULT		= 1,	/* mm_filemap_fault: a page fault on a file mapping */
+	IOT_PAGE_MAP		= 2,	/* mm_filemap_map_pages: cached pages mapped (fault-around) */
+	IOT_PAGE_DIRTY		= 3,	/* writeback_dirty_folio: pages dirtied */
+	IOT_PAGE_MISS		= 4,	/* mm_filemap_add_to_page_cache: read went to storage */
+};
+
+/* Page-cache activity of a traced thread on a file. */
+struct iot_page {
+	struct iot_hdr hdr;
+	__u64 ino;		/* inode number of the file */
+	__u64 index;		/* first page index */
+	__u32 dev;		/* st_dev, user-space encoding */
+	__u32 npages;		/* pages from index on */
+	__u32 kind;		/* enum iot_page_kind */
+	__u32 pad;
+};
+
+/* Per-CPU loss counters, summed by the recorder into struct iot_stats. */
+enum iot_loss {
+	IOT_LOSS_RINGBUF	= 0,	/* ring buffer full: a record was dropped */
+	IOT_LOSS_NO_ENTER	= 1,	/* exit without its enter (recorded with IOT_SCF_NO_ENTER) */
+	IOT_LOSS_STORAGE	= 2,	/* no task storage: a call could not be stashed */
+	IOT_LOSS_STR_TRUNC	= 3,	/* a string was cut to IOT_STR_MAX */
+	IOT_LOSS_STR_FAULT	= 4,	/* a string could not be read from user memory */
+	IOT_LOSS_FDS	= 5,	/* more fds than IOT_MAX_FDS: fd info dropped */
+	IOT_LOSS_NR		= 8,
+};
+
+/* Written last by a recorder that stopped cleanly. */
+struct iot_stats {
+	struct iot_hdr hdr;
+	__u64 loss[IOT_LOSS_NR];	/* summed enum iot_loss counters */
+	__u64 records;			/* records the recorder took from the ring */
+	__u64 bytes;			/* record bytes before compression */
+};
+
+/*
+ * First record of a trace.  Followed by nstr struct iot_str: the kernel
+ * release, the host name and the iotrace command line, in that order.
+ */
+struct iot_meta {
+	struct iot_hdr hdr;	/* ts: CLOCK_MONOTONIC at start */
+	__u64 realtime_ns;	/* CLOCK_REALTIME at start */
+	__u32 page_size;
+	__u32 nstr;
+	__u32 follow_children;	/* 1 unless --no-children */
+	__u32 pad;
+};
+
+/* A process put into the kernel filter by the recorder. */
+struct iot_target {
+	struct iot_hdr hdr;	/* pid = the process */
+	__u32 reason;		/* enum iot_target_reason */
+	__u32 pad;
+};
+
+enum iot_target_reason {
+	IOT_TARGET_PID		= 1,	/* named with -p */
+	IOT_TARGET_CHILD	= 2,	/* a descendant found at attach */
+	IOT_TARGET_CMD		= 3,	/* started by record -- CMD */
+};
+
+/* /proc/PID snapshot.  Followed by nstr strings: comm, cwd, exe, cmdline
+ * (NUL-separated arguments, as in /proc/PID/cmdline). */
+struct iot_proc {
+	struct iot_hdr hdr;	/* pid = tid = the process */
+	__u32 ppid;
+	__u32 nstr;
+};
+
+/* /proc/PID/task/TID snapshot.  Followed by one string: comm. */
+struct iot_thread {
+	struct iot_hdr hdr;	/* pid, tid */
+	__u32 nstr;
+	__u32 pad;
+};
+
+/* /proc/PID/fd/N and fdinfo/N snapshot.  Followed by one string: the link
+ * target (path, or "pipe:[ino]", "socket:[ino]", "anon_inode:[eventfd]"). */
+struct iot_fdsnap {
+	struct iot_hdr hdr;	/* pid = tid = the process */
+	struct iot_fd f;	/* which = 0; pos and flags from fdinfo */
+	__u32 nstr;
+	__u32 pad;
+};
+
+/* /proc/PID/maps line.  Followed by one string: the pathname, may be empty. */
+struct iot_mapsnap {
+	struct iot_hdr hdr;	/* pid = tid = the process */
+	__u64 start;
+	__u64 end;
+	__u64 offset;		/* file offset of start */
+	__u64 ino;
+	__u32 dev;		/* user-space encoding */
+	__u32 prot;		/* PROT_* */
+	__u32 shared;		/* 1: MAP_SHARED ('s'), 0: private */
+	__u32 nstr;
+};
+
+#ifndef __bpf__
+_Static_assert(sizeof(struct iot_hdr) == 24, "iot_hdr ABI");
+_Static_assert(sizeof(struct iot_fd) == 40, "iot_fd ABI");
+_Static_assert(sizeof(struct iot_sock) == 64, "iot_sock ABI");
+_Static_assert(sizeof(struct iot_str) == 8, "iot_str ABI");
+_Static_assert(sizeof(struct iot_syscall) == 112, "iot_syscall ABI");
+_Static_assert(sizeof(struct iot_fork) == 40, "iot_fork ABI");
+_Static_assert(sizeof(struct iot_exec) == 48, "iot_exec ABI");
+_Static_assert(sizeof(struct iot_exit) == 32, "iot_exit ABI");
+_Static_assert(sizeof(struct iot_wakeup) == 32, "iot_wakeup ABI");
+_Static_assert(sizeof(struct iot_switch) == 40, "iot_switch ABI");
+_Static_assert(sizeof(struct iot_page) == 56, "iot_page ABI");
+_Static_assert(sizeof(struct iot_stats) == 104, "iot_stats ABI");
+_Static_assert(sizeof(struct iot_meta) == 48, "iot_meta ABI");
+_Static_assert(sizeof(struct iot_proc) == 32, "iot_proc ABI");
+_Static_assert(sizeof(struct iot_fdsnap) == 72, "iot_fdsnap ABI");
+_Static_assert(sizeof(struct iot_mapsnap) == 72, "iot_mapsnap ABI");
+#endif
+
+/*
+ * Per-syscall description, filled in by the recorder from lib/syscalls.c into
+ * the BPF program's read-only data before load.  Tells the BPF code what to
+ * collect without a switch per syscall.
+ */
+struct iot_sc_desc {
+	__u16 flags;	/* IOT_SCD_* */
+	__u8 fd_args;	/* bit i: args[i] is an fd */
+	__u8 str_args;	/* bit i: args[i] is a user path string, read at exit */
+	__u8 aux;	/* IOT_SCD_FDPAIR: index of the int[2] argument; IOT_SCD_STAT and
+			 * IOT_SCD_STATX: index of the stat buffer argument */
+	__u8 res_arg;	/* IOT_SCD_RESULT: index of the buffer whose first ret bytes are a
+			 * string result (readlink) */
+	__u8 pad[2];
+};
+
+#define IOT_SCD_TRACE	0x001	/* record this syscall */
+#define IOT_SCD_RET_FD	0x002	/* a non-negative return value is a new fd */
+#define IOT_SCD_FDPAIR	0x004	/* returns two fds in the int[2] at args[aux] */
+#define IOT_SCD_SOCK	0x008	/* record socket state of the socket fd (arg 0 or returned) */
+#define IOT_SCD_NORET	0x010	/* does not return (exit, exit_group): emit at enter */
+#define IOT_SCD_EXEC	0x020	/* execve/execveat: read strings at enter, the old mm goes */
+#define IOT_SCD_STAT	0x040	/* struct stat at args[aux], read at exit */
+#define IOT_SCD_STATX	0x080	/* struct statx at args[aux], read at exit */
+#define IOT_SCD_RESULT	0x100	/* string result in args[res_arg], ret bytes long */
+
+#ifndef __bpf__
+_Static_assert(sizeof(struct iot_sc_desc) == 8, "iot_sc_desc ABI");
+#endif
+
+#endif /* IOTRACE_ABI_H */

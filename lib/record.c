@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Bounds-checked views of the variable-size records of a trace. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "record.h"
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/*
+ * Walks n string tails starting at off; every string must end inside the
+ * record and carry its NUL, so callers can use them as C strings.
+ */
+static int walk_strings(const struct iot_hdr *h, size_t off, unsigned int n, const char **out,
+			const struct iot_str **outh, unsigned int max)
+{
+	const unsigned char *base = (const unsigned char *)h;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct iot_str *s;
+		const char *data;
+
+		if (off + sizeof(*s) > h->size)
+			return -EBADMSG;
+		s = (const struct iot_str *)(base + off);
+		data = (const char *)(s + 1);
+		off += sizeof(*s);
+		if (s->len == 0 || s->len > h->size - off || data[s->len - 1] != '\0')
+			return -EBADMSG;
+		if (i < max) {
+			out[i] = data;
+			if (outh)
+				outh[i] = s;
+		}
+		off += pad8(s->len);
+	}
+	return n < max ? (int)n : (int)max;
+}
+
+int sc_view__parse(const struct iot_hdr *h, struct sc_view *v)
+{
+	size_t off = sizeof(struct iot_syscall);
+	const unsigned char *base = (const unsigned char *)h;
+	int n;
+
+	memset(v, 0, sizeof(*v));
+	if (h->type != IOT_REC_SYSCALL || h->size < off)
+		return -EBADMSG;
+	v->sc = (const struct iot_syscall *)h;
+	if (v->sc->nfd > IOT_MAX_FDS || v->sc->nstr > IOT_MAX_STRS)
+		return -EBADMSG;
+	if (off + v->sc->nfd * sizeof(struct iot_fd) > h->size)
+		return -EBADMSG;
+	v->fds = (const struct iot_fd *)(base + off);
+	off += v->sc->nfd * sizeof(struct iot_fd);
+	if (v->sc->flags & IOT_SCF_SOCK) {
+		if (off + sizeof(struct iot_sock) > h->size)
+			return -EBADMSG;
+		v->sock = (const struct iot_sock *)(base + off);
+		off += sizeof(struct iot_sock);
+	}
+	n = walk_strings(h, off, v->sc->nstr, v->str, v->strh, IOT_MAX_STRS);
+	if (n < 0)
+		return n;
+	v->nstr = n;
+	return 0;
+}
+
+const struct iot_fd *sc_view__fd(const struct sc_view *v, unsigned int which)
+{
+	for (unsigned int i = 0; i < v->sc->nfd; i++)
+		if (v->fds[i].which == which)
+			return &v->fds[i];
+	return NULL;
+}
+
+const char *sc_view__str(const struct sc_view *v, unsigned int which)
+{
+	for (unsigned int i = 0; i < v->nstr; i++)
+		if (v->strh[i]->which == which)
+			return v->str[i];
+	return NULL;
+}
+
+int rec__strings(const struct iot_hdr *h, size_t fixed, unsigned int nstr, const char **out,
+		 unsigned int max)
+{
+	if (h->size < fixed)
+		return -EBADMSG;
+	return walk_strings(h, fixed, nstr, out, NULL, max);
+}
+
+size_t rec__min_size(unsigned int type)
+{
+	switch (type) {
+	case IOT_REC_SYSCALL:	return sizeof(struct iot_syscall);
+	case IOT_REC_FORK:	return sizeof(struct iot_fork);
+	case IOT_REC_EXEC:	return sizeof(struct iot_exec);
+	case IOT_REC_EXIT:	return sizeof(struct iot_exit);
+	case IOT_REC_WAKEUP:	return sizeof(struct iot_wakeup);
+	case IOT_REC_SWITCH:	return sizeof(struct iot_switch);
+	case IOT_REC_PAGE:	return sizeof(struct iot_page);
+	case IOT_REC_META:	return sizeof(struct iot_meta);
+	case IOT_REC_PROC:	return sizeof(struct iot_proc);
+	case IOT_REC_THREAD:	return sizeof(struct iot_thread);
+	case IOT_REC_FDSNAP:	return sizeof(struct iot_fdsnap);
+	case IOT_REC_MAPSNAP:	return sizeof(struct iot_mapsnap);
+	case IOT_REC_STATS:	return sizeof(struct iot_stats);
+	case IOT_REC_TARGET:	return sizeof(struct iot_target);
+	default:		return 0;
+	}
+}
+
+bool rec__put_str(void *buf, size_t *off, size_t cap, unsigned int which, const char *s,
+		  size_t len)
+{
+	struct iot_str hdr = { .len = len + 1, .which = which };
+	unsigned char *p = (unsigned char *)buf + *off;
+	size_t need = sizeof(hdr) + pad8(len + 1);
+
+	if (len + 1 > UINT16_MAX || *off + need > cap)
+		return false;
+	memcpy(p, &hdr, sizeof(hdr));
+	memcpy(p + sizeof(hdr), s, len);
+	memset(p + sizeof(hdr) + len, 0, need - sizeof(hdr) - len);
+	*off += need;
+	return true;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Checked access to the variable parts of records read from a trace. */
+#ifndef IOTRACE_RECORD_H
+#define IOTRACE_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "iotrace_abi.h"
+
+/* A syscall record with its tails located and bounds-checked. */
+struct sc_view {
+	const struct iot_syscall *sc;
+	const struct iot_fd *fds;		/* sc->nfd entries */
+	const struct iot_sock *sock;		/* NULL unless IOT_SCF_SOCK */
+	const char *str[IOT_MAX_STRS];		/* NUL-terminated, NULL if absent */
+	const struct iot_str *strh[IOT_MAX_STRS];
+	unsigned int nstr;
+};
+
+/* 0, or -EBADMSG when the record's tails do not fit in hdr->size. */
+int sc_view__parse(const struct iot_hdr *h, struct sc_view *v);
+/* The fd slot for argument/result `which`, or NULL. */
+const struct iot_fd *sc_view__fd(const struct sc_view *v, unsigned int which);
+/* The string read from argument/slot `which`, or NULL. */
+const char *sc_view__str(const struct sc_view *v, unsigned int which);
+
+/*
+ * Strings that follow a fixed-size user-space record (meta, proc, thread,
+ * fdsnap, mapsnap): fills up to max pointers, returns how many, or -EBADMSG.
+ */
+int rec__strings(const struct iot_hdr *h, size_t fixed, unsigned int nstr, const char **out,
+		 unsigned int max);
+/* The minimum size of a record of this type, 0 when the type is unknown. */
+size_t rec__min_size(unsigned int type);
+
+/* Appends a string tail (struct iot_str + data + padding) at buf + *off,
+ * advancing *off; returns false if it would pass cap.  For the recorder. */
+bool rec__put_str(void *buf, size_t *off, size_t cap, unsigned int which, const char *s,
+		  size_t len);
+
+#endif

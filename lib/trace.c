@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace file container: a header, then self-checking zlib blocks of records.
+ * A block is written with one write() after it is complete, so a recorder
+ * killed at any point leaves a file whose every complete block reads back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "trace.h"
+
+struct trace_writer {
+	int fd;
+	int err;		/* sticky: once a write failed, nothing more is written */
+	off_t good_off;		/* end of the last complete block */
+	size_t block_size;
+	size_t used;
+	uint32_t nrec;
+	uint32_t seq;
+	unsigned char *raw;
+	unsigned char *comp;
+	size_t comp_cap;
+	z_stream zs;
+	struct trace_writer_stats st;
+};
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENOSPC;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Owned by the caller, freed with trace_writer__free(); fd stays the caller's. */
+struct trace_writer *trace_writer__new(int fd, size_t block_size)
+{
+	struct trace_file_hdr fh = { .magic = TRACE_MAGIC };
+	struct trace_writer *w;
+	int err;
+
+	if (!block_size)
+		block_size = TRACE_BLOCK_DEFAULT;
+	if (block_size < IOT_REC_MAX || block_size > TRACE_BLOCK_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->fd = fd;
+	w->block_size = block_size;
+	w->comp_cap = compressBound(block_size);
+	w->raw = malloc(block_size);
+	w->comp = malloc(sizeof(struct trace_block_hdr) + w->comp_cap);
+	/* level 1: the recorder shares the CPU with the traced service */
+	if (!w->raw || !w->comp || deflateInit(&w->zs, 1) != Z_OK) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	fh.version = IOT_FORMAT_VERSION;
+	fh.hdr_size = sizeof(fh);
+	fh.block_size = block_size;
+	err = write_full(fd, &fh, sizeof(fh));
+	if (err)
+		goto err_deflate;
+	w->good_off = sizeof(fh);
+	w->st.file_bytes = sizeof(fh);
+	return w;
+
+err_deflate:
+	deflateEnd(&w->zs);
+err_free:
+	free(w->raw);
+	free(w->comp);
+	free(w);
+	errno = -err;
+	return NULL;
+}
+
+static int writer__compress(struct trace_writer *w, struct trace_block_hdr *bh)
+{
+	unsigned char *out = w->comp + sizeof(*bh);
+
+	if (deflateReset(&w->zs) != Z_OK)
+		return -EIO;
+	w->zs.next_in = w->raw;
+	w->zs.avail_in = w->used;
+	w->zs.next_out = out;
+	w->zs.avail_out = w->comp_cap;
+	if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END)
+		return -EIO;
+	bh->magic = TRACE_BLOCK_MAGIC;
+	bh->seq = w->seq;
+	bh->raw_len = w->used;
+	bh->comp_len = w->comp_cap - w->zs.avail_out;
+	bh->nrec = w->nrec;
+	bh->crc = crc32(0, out, bh->comp_len);
+	bh->hdr_crc = crc32(0, (const Bytef *)bh, offsetof(struct trace_block_hdr, hdr_crc));
+	bh->pad = 0;
+	return 0;
+}
+
+int trace_writer__flush(struct trace_writer *w)
+{
+	struct trace_block_hdr bh;
+	size_t len;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->used)
+		return 0;
+	err = writer__compress(w, &bh);
+	if (err)
+		goto fail;
+	memcpy(w->comp, &bh, sizeof(bh));
+	len = sizeof(bh) + bh.comp_len;
+	err = write_full(w->fd, w->comp, len);
+	if (err)
+		goto fail;
+	w->good_off += len;
+	w->st.file_bytes += len;
+	w->st.blocks++;
+	w->seq++;
+	w->used = 0;
+	w->nrec = 0;
+	return 0;
+
+fail:
+	/* Cut a half-written block off so the file ends at a block boundary;
+	 * readers cope either way, this only makes the end tidy. */
+	if (ftruncate(w->fd, w->good_off) == 0)
+		lseek(w->fd, w->good_off, SEEK_SET);
+	w->err = err;
+	return err;
+}
+
+int trace_writer__append(struct trace_writer *w, const struct iot_hdr *rec)
+{
+	size_t size = rec->size;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (size < sizeof(*rec) || size % 8 || size > IOT_REC_MAX)
+		return -EINVAL;
+	if (w->used + size > w->block_size) {
+		err = trace_writer__flush(w);
+		if (err)
+			return err;
+	}
+	memcpy(w->raw + w->used, rec, size);
+	w->used += size;
+	w->nrec++;
+	w->st.records++;
+	w->st.raw_bytes += size;
+	return 0;
+}
+
+void trace_writer__stats(const struct trace_writer *w, struct trace_writer_stats *st)
+{
+	*st = w->st;
+}
+
+int trace_writer__free(struct trace_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = trace_writer__flush(w);
+	deflateEnd(&w->zs);
+	free(w->raw);
+	free(w->comp);
+	free(w);
+	return err;
+}
+
+struct trace_reader {
+	const unsigned char *base;	/* whole file */
+	size_t len;
+	size_t off;			/* next block header */
+	void *map;			/* mmap of the file, or NULL for open_mem */
+	uint32_t version;
+	uint64_t blocks;
+	unsigned char *raw;		/* current inflated block */
+	size_t raw_cap;
+	size_t raw_len;
+	size_t raw_off;
+	uint32_t nrec;			/* records the block header promised */
+	uint32_t nread;			/* records handed out of the block */
+	bool done;
+	char errbuf[128];
+	const char *err;
+};
+
+static int reader__check_header(struct trace_reader *r)
+{
+	struct trace_file_hdr fh;
+
+	if (r->len < sizeof(fh))
+		return -EBADMSG;
+	memcpy(&fh, r->base, sizeof(fh));
+	if (memcmp(fh.magic, TRACE_MAGIC, sizeof(fh.magic)))
+		return -EBADMSG;
+	r->version = fh.version;
+	if (fh.version != IOT_FORMAT_VERSION)
+		return -EPROTONOSUPPORT;
+	if (fh.hdr_size < sizeof(fh) || fh.hdr_size > r->len)
+		return -EBADMSG;
+	r->off = fh.hdr_size;
+	return 0;
+}
+
+/* Owned by the caller, freed with trace_reader__free(); buf must outlive it. */
+struct trace_reader *trace_reader__open_mem(const void *buf, size_t len, uint32_t *version_out)
+{
+	struct trace_reader *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return NULL;
+	r->base = buf;
+	r->len = len;
+	err = reader__check_header(r);
+	if (version_out)
+		*version_out = r->version;
+	if (err) {
+		free(r);
+		errno = -err;
+		return NULL;
+	}
+	return r;
+}
+
+struct trace_reader *trace_reader__open(const char *path, uint32_t *version_out)
+{
+	struct trace_reader *r;
+	void *map = NULL;
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -EBADMSG;
+		goto out_close;
+	}
+	if (st.st_size > 0) {
+		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			err = -errno;
+			goto out_close;
+		}
+	}
+	close(fd);
+	r = trace_reader__open_mem(map ? map : "", map ? (size_t)st.st_size : 0, version_out);
+	if (!r) {
+		err = -errno;
+		if (map)
+			munmap(map, st.st_size);
+		errno = -err;
+		return NULL;
+	}
+	r->map = map;
+	return r;
+
+out_close:
+	close(fd);
+	errno = -err;
+	return NULL;
+}
+
+/* Ends the stream early; blk is the index of the block at fault. */
+static int reader__stop(struct trace_reader *r, const char *what, uint64_t blk)
+{
+	snprintf(r->errbuf, sizeof(r->errbuf), "%s block %llu at byte %zu", what,
+		 (unsigned long long)blk, r->off);
+	r->err = r->errbuf;
+	r->done = true;
+	return 0;
+}
+
+/* Loads the block at r->off; 1 loaded, 0 end of stream (clean or not). */
+static int reader__load_block(struct trace_reader *r)
+{
+	struct trace_block_hdr bh;
+	const unsigned char *data;
+	uLongf out_len;
+
+	if (r->off == r->len) {
+		r->done = true;
+		return 0;
+	}
+	if (r->len - r->off < sizeof(bh))
+		return reader__stop(r, "truncated header of", r->blocks);
+	memcpy(&bh, r->base + r->off, sizeof(bh));
+	if (bh.magic != TRACE_BLOCK_MAGIC ||
+	    bh.hdr_crc != crc32(0, (const Bytef *)&bh, offsetof(struct trace_block_hdr, hdr_crc)))
+		return reader__stop(r, "corrupt header of", r->blocks);
+	if (bh.raw_len > TRACE_BLOCK_MAX || bh.raw_len < sizeof(struct iot_hdr))
+		return reader__stop(r, "corrupt header of", r->blocks);
+	if (bh.comp_len > r->len - r->off - sizeof(bh))
+		return reader__stop(r, "truncated", r->blocks);
+	data = r->base + r->off + sizeof(bh);
+	if (bh.crc != crc32(0, data, bh.comp_len))
+		return reader__stop(r, "checksum mismatch in", r->blocks);
+	if (bh.raw_len > r->raw_cap) {
+		unsigned char *p = realloc(r->raw, bh.raw_len);
+
+		if (!p)
+			return reader__stop(r, "out of memory for", r->blocks);
+		r->raw = p;
+		r->raw_cap = bh.raw_len;
+	}
+	out_len = bh.raw_len;
+	if (uncompress(r->raw, &out_len, data, bh.comp_len) != Z_OK || out_len != bh.raw_len)
+		return reader__stop(r, "undecodable", r->blocks);
+	r->off += sizeof(bh) + bh.comp_len;
+	r->raw_len = bh.raw_len;
+	r->raw_off = 0;
+	r->nrec = bh.nrec;
+	r->nread = 0;
+	r->blocks++;
+	return 1;
+}
+
+int trace_reader__next(struct trace_reader *r, const struct iot_hdr **rec)
+{
+	const struct iot_hdr *h;
+	size_t left;
+
+	while (!r->done && r->raw_off == r->raw_len) {
+		if (r->raw_len && r->nread != r->nrec)
+			return reader__stop(r, "record count mismatch in", r->blocks - 1);
+		if (!reader__load_block(r))
+			return 0;
+	}
+	if (r->done)
+		return 0;
+	left = r->raw_len - r->raw_off;
+	h = (const struct iot_hdr *)(r->raw + r->raw_off);
+	if (left < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 || h->size > left) {
+		return reader__stop(r, "corrupt record in", r->blocks - 1);
+	}
+	r->raw_off += h->size;
+	r->nread++;
+	*rec = h;
+	return 1;
+}
+
+const char *trace_reader__error(const struct trace_reader *r)
+{
+	return r->err;
+}
+
+uint32_t trace_reader__version(const struct trace_reader *r)
+{
+	return r->version;
+}
+
+uint64_t trace_reader__blocks(const struct trace_reader *r)
+{
+	return r->blocks;
+}
+
+void trace_reader__free(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, r->len);
+	free(r->raw);
+	free(r);
+}
