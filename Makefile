@@ -25,6 +25,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
+.SECONDARY:
 .PHONY: all deps test unit e2e demo bench bench-quick clean format-check
 
 # Sources of the one binary; each folder adds its own files here.

@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iotrace capture: one record per system call of the traced processes, plus
+ * the scheduler and page-cache events that show what syscalls hide.
+ *
+ * Hot path: sys_enter/sys_exit run for every syscall on the machine, so an
+ * untraced call costs one hash lookup; a traced one stashes its arguments and
+ * fd identities in task storage at enter and emits one record at exit.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "iotrace_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define S_IFMT		00170000
+#define S_IFSOCK	0140000
+#define S_IFLNK		0120000
+#define S_IFREG		0100000
+#define S_IFBLK		0060000
+#define S_IFDIR		0040000
+#define S_IFCHR		0020000
+#define S_IFIFO		0010000
+#define ANON_INODE_FS_MAGIC	0x09041934
+#define F_DUPFD		0
+#define F_DUPFD_CLOEXEC	1030
+
+#define SCRATCH_SZ	8192	/* a record is built here; two IOT_REC_MAX halves */
+#define OFF_MASK	(IOT_REC_MAX - 1)
+
+/* Set by the recorder between open and load. */
+const volatile struct iot_sc_desc sc_desc[IOT_NR_MAX];
+const volatile bool follow_children = true;
+const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader past this much data */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20);
+} events SEC(".maps");
+
+/* tgid -> 1: the processes being traced */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IOT_LOSS_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} loss SEC(".maps");
+
+/* A traced thread's state between its enter and exit, and across calls. */
+struct task_state {
+	__u64 args[6];
+	__u64 enter_ts;
+	__u64 run_ns;		/* on-CPU ns accumulated up to switch_in */
+	__u64 switch_in;	/* when it last got the CPU */
+	__u64 enter_run;	/* on-CPU clock at this call's enter */
+	__u64 exit_run;		/* on-CPU clock at the previous call's exit */
+	__u64 cpu_ns;		/* on-CPU ns from the previous exit to this enter */
+	__u32 seq;		/* records emitted in this thread's context */
+	__u16 nr;
+	__u8 in_call;
+	__u8 have_exit;
+	__u8 nfd;
+	__u8 exec_trunc;
+	__u8 pad[6];
+	struct iot_fd fds[IOT_MAX_FDS];
+	char exec_path[256];	/* execve reads its path at enter: the mm goes */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} tstate SEC(".maps");
+
+struct scratch {
+	__u8 buf[SCRATCH_SZ];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+static __always_inline void count_loss(__u32 what)
+{
+	__u64 *v = bpf_map_lookup_elem(&loss, &what);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline bool is_traced(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/* Emits a finished record; wakes the reader only once enough has piled up. */
+static __always_inline void emit(void *rec, __u64 size)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, rec, size, flags))
+		count_loss(IOT_LOSS_RINGBUF);
+}
+
+/* The kernel's dev_t (major:12 minor:20) as user space's st_dev. */
+static __always_inline __u32 user_dev(__u32 kdev)
+{
+	__u32 major = kdev >> 20, minor = kdev & 0xfffff;
+
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
+}
+
+static __always_inline __u16 ftype_of(__u32 mode, unsigned long magic)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return IOT_FT_REG;
+	case S_IFDIR: return IOT_FT_DIR;
+	case S_IFIFO: return IOT_FT_FIFO;
+	case S_IFSOCK: return IOT_FT_SOCK;
+	case S_IFCHR: return IOT_FT_CHR;
+	case S_IFBLK: return IOT_FT_BLK;
+	case S_IFLNK: return IOT_FT_LNK;
+	}
+	return magic == ANON_INODE_FS_MAGIC ? IOT_FT_ANON : IOT_FT_OTHER;
+}
+
+static __always_inline struct file *fd_file(struct task_struct *task, int fd)
+{
+	struct fdtable *fdt = task->files->fdt;
+	struct file *f = NULL;
+
+	if (fd < 0 || (unsigned int)fd >= fdt->max_fds)
+		return NULL;
+	bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]);
+	if (!f)
+		return NULL;
+	return bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+}
+
+/* Identity and position of fd; ftype IOT_FT_NONE when it is not open. */
+static __always_inline void fill_fd(struct iot_fd *out, struct task_struct *task, int fd,
+				    __u16 which)
+{
+	struct file *f = fd_file(task, fd);
+	struct inode *ino;
+
+	out->fd = fd;
+	out->which = which;
+	if (!f) {
+		out->ino = 0;
+		out->pos = 0;
+		out->size = 0;
+		out->dev = 0;
+		out->flags = 0;
+		out->ftype = IOT_FT_NONE;
+		return;
+	}
+	ino = f->f_inode;
+	out->ino = ino->i_ino;
+	out->pos = f->f_pos;
+	out->size = ino->i_size;
+	out->dev = user_dev(ino->i_sb->s_dev);
+	out->flags = f->f_flags;
+	out->ftype = ftype_of(ino->i_mode, ino->i_sb->s_magic);
+}
+
+static __always_inline __u64 run_clock(struct task_state *st, __u64 now)
+{
+	return st->run_ns + (now - st->switch_in);
+}
+
+static __always_inline void read_args(struct task_state *st, struct pt_regs *regs, bool btf)
+{
+	if (btf) {
+		st->args[0] = regs->di;
+		st->args[1] = regs->si;
+		st->args[2] = regs->dx;
+		st->args[3] = regs->r10;
+		st->args[4] = regs->r8;
+		st->args[5] = regs->r9;
+	} else {
+		st->args[0] = BPF_CORE_READ(regs, di);
+		st->args[1] = BPF_CORE_READ(regs, si);
+		st->args[2] = BPF_CORE_READ(regs, dx);
+		st->args[3] = BPF_CORE_READ(regs, r10);
+		st->args[4] = BPF_CORE_READ(regs, r8);
+		st->args[5] = BPF_CORE_READ(regs, r9);
+	}
+}
+
+/* fd identities must be read at enter: close and dup2 change them. */
+static __always_inline void stash_fds(struct task_state *st, struct task_struct *task, __u8 mask)
+{
+	__u8 n = 0;
+
+	for (int i = 0; i < 6; i++) {
+		if (!(mask & (1 << i)))
+			continue;
+		if ((int)st->args[i] < 0)	/* AT_FDCWD and friends */
+			continue;
+		if (n >= IOT_MAX_FDS) {
+			count_loss(IOT_LOSS_FDS);
+			break;
+		}
+		fill_fd(&st->fds[n], task, (int)st->args[i], i);
+		n++;
+	}
+	st->nfd = n;
+}
+
+static __always_inline void put_hdr(struct iot_hdr *h, __u64 ts, __u64 pid_tgid, __u16 type,
+				    __u16 size, __u32 seq)
+{
+	h->ts = ts;
+	h->pid = pid_tgid >> 32;
+	h->tid = (__u32)pid_tgid;
+	h->seq = seq;
+	h->type = type;
+	h->size = size;
+}
+
+static __always_inline struct scratch *get_scratch(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, __s64 ret,
+					__u64 now, __u16 flags);
+
+static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task;
+	struct iot_sc_desc d;
+	struct task_state *st;
+	__u64 now;
+
+	if ((__u64)id >= IOT_NR_MAX || !is_traced(pid_tgid >> 32))
+		return 0;
+	d = sc_desc[id];
+	if (!(d.flags & IOT_SCD_TRACE))
+		return 0;
+	task = bpf_get_current_task_btf();
+	st = bpf_task_storage_get(&tstate, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		count_loss(IOT_LOSS_STORAGE);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	/* First sight of the thread: it is on the CPU right now. */
+	if (!st->switch_in)
+		st->switch_in = now;
+	st->enter_ts = now;
+	st->nr = id;
+	st->enter_run = run_clock(st, now);
+	st->cpu_ns = st->have_exit ? st->enter_run - st->exit_run : 0;
+	read_args(st, regs, btf);
+	stash_fds(st, task, d.fd_args);
+	st->in_call = 1;
+	if (d.flags & IOT_SCD_EXEC) {
+		/* execve(path, ...) or execveat(dirfd, path, ...) */
+		const void *path = (void *)(d.str_args & 1 ? st->args[0] : st->args[1]);
+		long n = bpf_probe_read_user_str(st->exec_path, sizeof(st->exec_path), path);
+
+		st->exec_trunc = n < 0 ? IOT_STRF_FAULT :
+				 n == sizeof(st->exec_path) ? IOT_STRF_TRUNC : 0;
+	}
+	if (d.flags & IOT_SCD_NORET)
+		return emit_syscall(st, pid_tgid, 0, now, IOT_SCF_NO_RETURN);
+	return 0;
+}
+
+/* Appends a string tail at *off; returns bytes used. */
+static __always_inline __u32 put_user_str(__u8 *buf, __u32 off, const void *src, __u8 which)
+{
+	struct iot_str *s;
+	long n;
+
+	off &= OFF_MASK;
+	s = (struct iot_str *)(buf + off);
+	n = bpf_probe_read_user_str(buf + off + sizeof(*s), IOT_STR_MAX, src);
+	s->which = which;
+	s->flags = 0;
+	*(__u32 *)s->pad = 0;
+	if (n <= 0) {
+		buf[(off + sizeof(*s)) & (SCRATCH_SZ - 1)] = 0;
+		n = 1;
+		s->flags = IOT_STRF_FAULT;
+		count_loss(IOT_LOSS_STR_FAULT);
+	} else if (n == IOT_STR_MAX) {
+		s->flags = IOT_STRF_TRUNC;
+		count_loss(IOT_LOSS_STR_TRUNC);
+	}
+	s->len = n;
+	return sizeof(*s) + ((n + 7) & ~7);
+}
+
+/* readlink's buffer holds ret bytes, not NUL-terminated. */
+static __always_inline __u32 put_result_str(__u8 *buf, __u32 off, const void *src, long len)
+{
+	struct iot_str *s;
+	__u32 n;
+
+	off &= OFF_MASK;
+	s = (struct iot_str *)(buf + off);
+	if (len < 0)
+		len = 0;
+	n = len >= IOT_STR_MAX ? IOT_STR_MAX - 1 : len;
+	if (bpf_probe_read_user(buf + off + sizeof(*s), n & (IOT_STR_MAX - 1), src))
+		n = 0;
+	buf[(off + sizeof(*s) + n) & (SCRATCH_SZ - 1)] = 0;
+	s->len = n + 1;
+	s->which = IOT_STR_RESULT;
+	s->flags = len >= IOT_STR_MAX ? IOT_STRF_TRUNC : 0;
+	*(__u32 *)s->pad = 0;
+	return sizeof(*s) + ((n + 1 + 7) & ~7);
+}
+
+static __always_inline __u32 put_exec_str(__u8 *buf, __u32 off, struct task_state *st)
+{
+	struct iot_str *s;
+	long n;
+
+	off &= OFF_MASK;
+	s = (struct iot_str *)(buf + off);
+	n = bpf_probe_read_kernel_str(buf + off + sizeof(*s), sizeof(st->exec_path),
+				      st->exec_path);
+	if (n <= 0) {
+		buf[(off + sizeof(*s)) & (SCRATCH_SZ - 1)] = 0;
+		n = 1;
+	}
+	s->len = n;
+	s->which = 0;
+	s->flags = st->exec_trunc;
+	*(__u32 *)s->pad = 0;
+	return sizeof(*s) + ((n + 7) & ~7);
+}
+
+/* struct stat / struct statx result of a stat-family call, as an fd slot. */
+static __always_inline __u32 put_stat(__u8 *buf, __u32 off, const void *ubuf, bool statx)
+{
+	struct iot_fd *f;
+	__u32 mode = 0, maj = 0, min = 0;
+	__u64 dev = 0;
+
+	off &= OFF_MASK;
+	f = (struct iot_fd *)(buf + off);
+	__builtin_memset(f, 0, sizeof(*f));
+	if (statx) {
+		bpf_probe_read_user(&mode, 2, ubuf + 28);	/* stx_mode */
+		bpf_probe_read_user(&f->ino, 8, ubuf + 32);	/* stx_ino */
+		bpf_probe_read_user(&f->size, 8, ubuf + 40);	/* stx_size */
+		bpf_probe_read_user(&maj, 4, ubuf + 136);	/* stx_dev_major */
+		bpf_probe_read_user(&min, 4, ubuf + 140);	/* stx_dev_minor */
+		dev = (min & 0xff) | (maj << 8) | ((min & ~0xffu) << 12);
+	} else {
+		bpf_probe_read_user(&dev, 8, ubuf);		/* st_dev */
+		bpf_probe_read_user(&f->ino, 8, ubuf + 8);	/* st_ino */
+		bpf_probe_read_user(&mode, 4, ubuf + 24);	/* st_mode */
+		bpf_probe_read_user(&f->size, 8, ubuf + 48);	/* st_size */
+	}
+	f->dev = dev;
+	f->fd = -1;
+	f->flags = mode;
+	f->ftype = ftype_of(mode, 0);
+	f->which = IOT_FD_STAT;
+	return sizeof(*f);
+}
+
+/* Local and peer ends of the socket behind file f. */
+static __always_inline __u32 put_sock(__u8 *buf, __u32 off, struct file *f)
+{
+	struct iot_sock *s;
+	struct socket *sock;
+	struct sock *sk;
+
+	off &= OFF_MASK;
+	s = (struct iot_sock *)(buf + off);
+	__builtin_memset(s, 0, sizeof(*s));
+	sock = bpf_rdonly_cast(f->private_data, bpf_core_type_id_kernel(struct socket));
+	if (!sock)
+		return sizeof(*s);
+	sk = sock->sk;
+	s->type = sock->type;
+	s->ino = f->f_inode->i_ino;
+	if (!sk)
+		return sizeof(*s);
+	s->family = sk->__sk_common.skc_family;
+	s->protocol = sk->sk_protocol;
+	s->state = sk->__sk_common.skc_state;
+	s->lport = sk->__sk_common.skc_num;
+	s->rport = __builtin_bswap16(sk->__sk_common.skc_dport);
+	if (s->family == 2) {	/* AF_INET */
+		*(__u32 *)s->laddr = sk->__sk_common.skc_rcv_saddr;
+		*(__u32 *)s->raddr = sk->__sk_common.skc_daddr;
+	} else if (s->family == 10) {	/* AF_INET6 */
+		bpf_probe_read_kernel(s->laddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+		bpf_probe_read_kernel(s->raddr, 16, &sk->__sk_common.skc_v6_daddr);
+	} else if (s->family == 1) {	/* AF_UNIX */
+		struct unix_sock *us = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct unix_sock));
+		struct sock *peer = us->peer;
+
+		if (peer) {
+			struct socket *ps = peer->sk_socket;
+
+			if (ps) {
+				struct socket_alloc *sa = container_of(ps, struct socket_alloc, socket);
+
+				s->peer_ino = BPF_CORE_READ(sa, vfs_inode.i_ino);
+			}
+		}
+	}
+	return sizeof(*s);
+}
+
+static __always_inline __u64 arg_at(struct task_state *st, __u8 i)
+{
+	return i < 6 ? st->args[i] : 0;
+}
+
+static __always_inline __u32 put_ret_fds(__u8 *buf, __u32 off, struct task_state *st,
+					 struct iot_sc_desc *d, __s64 ret, __u8 *nfd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 used = 0;
+
+	if ((d->flags & IOT_SCD_RET_FD) && ret >= 0 &&
+	    !(st->nr == 72 && st->args[1] != F_DUPFD && st->args[1] != F_DUPFD_CLOEXEC)) {
+		fill_fd((struct iot_fd *)(buf + (off & OFF_MASK)), task, ret, IOT_FD_RET);
+		used += sizeof(struct iot_fd);
+		*nfd += 1;
+	}
+	if ((d->flags & IOT_SCD_FDPAIR) && ret == 0) {
+		int pair[2] = { -1, -1 };
+
+		bpf_probe_read_user(pair, sizeof(pair), (void *)arg_at(st, d->aux));
+		fill_fd((struct iot_fd *)(buf + ((off + used) & OFF_MASK)), task, pair[0],
+			IOT_FD_RET0);
+		fill_fd((struct iot_fd *)(buf + ((off + used + sizeof(struct iot_fd)) & OFF_MASK)),
+			task, pair[1], IOT_FD_RET1);
+		used += 2 * sizeof(struct iot_fd);
+		*nfd += 2;
+	}
+	return used;
+}
+
+/* Builds the syscall record in the per-CPU scratch and emits it. */
+static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, __s64 ret,
+					__u64 now, __u16 flags)
+{
+	struct iot_sc_desc d = sc_desc[st->nr & (IOT_NR_MAX - 1)];
+	struct scratch *sb = get_scratch();
+	struct iot_syscall *rec;
+	__u32 off = sizeof(*rec);
+	__u8 nfd, nstr = 0;
+	__u8 *buf;
+
+	if (!sb)
+		return 0;
+	buf = sb->buf;
+	rec = (struct iot_syscall *)buf;
+	__builtin_memcpy(rec->args, st->args, sizeof(rec->args));
+	rec->ret = ret;
+	rec->dur_ns = now - st->enter_ts;
+	rec->cpu_ns = st->cpu_ns;
+	rec->offcpu_ns = 0;
+	if (!(flags & IOT_SCF_NO_RETURN)) {
+		__u64 ran = run_clock(st, now) - st->enter_run;
+
+		rec->offcpu_ns = rec->dur_ns > ran ? rec->dur_ns - ran : 0;
+	}
+	rec->nr = st->nr;
+	if (!st->have_exit)
+		flags |= IOT_SCF_NO_CPU;
+	nfd = st->nfd;
+	for (int i = 0; i < IOT_MAX_FDS; i++) {
+		if (i >= nfd)
+			break;
+		__builtin_memcpy(buf + off, &st->fds[i], sizeof(struct iot_fd));
+		off += sizeof(struct iot_fd);
+	}
+	if (!(flags & IOT_SCF_NO_RETURN)) {
+		off += put_ret_fds(buf, off, st, &d, ret, &nfd);
+		if ((d.flags & (IOT_SCD_STAT | IOT_SCD_STATX)) && ret == 0) {
+			off += put_stat(buf, off, (void *)arg_at(st, d.aux), d.flags & IOT_SCD_STATX);
+			nfd++;
+		}
+		if (d.flags & IOT_SCD_SOCK) {
+			int fd = (d.flags & IOT_SCD_RET_FD) ? ret : (int)st->args[0];
+			struct file *f = fd_file(bpf_get_current_task_btf(), fd);
+
+			if (f && ((f->f_inode->i_mode & S_IFMT) == S_IFSOCK)) {
+				off += put_sock(buf, off, f);
+				flags |= IOT_SCF_SOCK;
+			}
+		}
+	}
+	if (d.flags & IOT_SCD_EXEC) {
+		off += put_exec_str(buf, off, st);
+		nstr++;
+	} else if (!(flags & IOT_SCF_NO_RETURN)) {
+		for (int i = 0; i < 6; i++) {
+			if (!(d.str_args & (1 << i)))
+				continue;
+			if (nstr >= IOT_MAX_STRS)
+				break;
+			off += put_user_str(buf, off, (void *)st->args[i], i);
+			nstr++;
+		}
+		if ((d.flags & IOT_SCD_RESULT) && nstr < IOT_MAX_STRS && ret >= 0) {
+			off += put_result_str(buf, off, (void *)arg_at(st, d.res_arg), ret);
+			nstr++;
+		}
+	}
+	rec->nfd = nfd;
+	rec->nstr = nstr;
+	rec->flags = flags;
+	rec->pad[0] = rec->pad[1] = 0;
+	put_hdr(&rec->hdr, st->enter_ts, pid_tgid, IOT_REC_SYSCALL, off, st->seq++);
+	emit(buf, off & (SCRATCH_SZ - 1));
+	st->in_call = 0;
+	st->exit_run = run_clock(st, now);
+	st->have_exit = 1;
+	return 0;
+}
+
+/* A call that began before the attach: only its number and result are known. */
+static __always_inline int emit_no_enter(__u64 pid_tgid, long id, __s64 ret, __u64 now)
+{
+	struct iot_syscall rec = {};
+
+	rec.ret = ret;
+	rec.nr = id;
+	rec.flags = IOT_SCF_NO_ENTER | IOT_SCF_NO_CPU;
+	put_hdr(&rec.hdr, now, pid_tgid, IOT_REC_SYSCALL, sizeof(rec), 0);
+	count_loss(IOT_LOSS_NO_ENTER);
+	emit(&rec, sizeof(rec));
+	return 0;
+}
+
+static __always_inline int on_exit(struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task;
+	struct task_state *st;
+	long id;
+
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
+	task = bpf_get_current_task_btf();
+	st = bpf_task_storage_get(&tstate, task, 0, 0);
+	if (st && st->in_call)
+		return emit_syscall(st, pid_tgid, ret, bpf_ktime_get_ns(), 0);
+	id = BPF_CORE_READ(regs, orig_ax);
+	if ((__u64)id >= IOT_NR_MAX || !(sc_desc[id].flags & IOT_SCD_TRACE))
+		return 0;
+	if (st && st->have_exit)
+		return 0;	/* enter was dropped and already counted */
+	return emit_no_enter(pid_tgid, id, ret, bpf_ktime_get_ns());
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
+{
+	return on_enter(regs, id, true);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	return on_exit(regs, ret);
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
+{
+	return on_enter(regs, id, false);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
+{
+	return on_exit(regs, ret);
+}
+
+/* Emits a fixed-size scheduler or page record in the context of `tid`'s
+ * own thread when seq_st is non-NULL, else without a sequence number. */
+static __always_inline void emit_small(void *rec, __u32 size, struct task_state *seq_st)
+{
+	if (seq_st)
+		((struct iot_hdr *)rec)->seq = seq_st->seq++;
+	emit(rec, size);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct iot_fork rec = {};
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
+	bool thread = ptgid == ctgid;
+
+	if (!is_traced(ptgid))
+		return 0;
+	if (!thread) {
+		if (!follow_children)
+			return 0;
+		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+	}
+	rec.child_pid = ctgid;
+	rec.child_tid = child->pid;
+	rec.thread = thread;
+	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_FORK,
+		sizeof(rec), 0);
+	emit_small(&rec, sizeof(rec),
+		   bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0));
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct iot_exec rec = {};
+
+	if (!is_traced(p->tgid))
+		return 0;
+	rec.old_tid = old_pid;
+	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), p->comm);
+	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_EXEC,
+		sizeof(rec), 0);
+	emit_small(&rec, sizeof(rec), bpf_task_storage_get(&tstate, p, 0, 0));
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_task, struct task_struct *p, bool group_dead)
+{
+	struct iot_exit rec = {};
+	__u32 tgid = p->tgid;
+
+	if (!is_traced(tgid))
+		return 0;
+	rec.exit_code = p->exit_code;
+	rec.group_dead = group_dead;
+	put_hdr(&rec.hdr, bpf_ktime_get_ns(), ((__u64)tgid << 32) | (__u32)p->pid, IOT_REC_EXIT,
+		sizeof(rec), 0);
+	emit_small(&rec, sizeof(rec), bpf_task_storage_get(&tstate, p, 0, 0));
+	if (group_dead)
+		bpf_map_delete_elem(&traced, &tgid);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	struct iot_wakeup rec = {};
+	__u64 cur;
+
+	if (!is_traced(p->tgid))
+		return 0;
+	cur = bpf_get_current_pid_tgid();
+	rec.waker_pid = cur >> 32;
+	rec.waker_tid = (__u32)cur;
+	put_hdr(&rec.hdr, bpf_ktime_get_ns(), ((__u64)p->tgid << 32) | (__u32)p->pid,
+		IOT_REC_WAKEUP, sizeof(rec), 0);
+	emit(&rec, sizeof(rec));
+	return 0;
+}
+
+/* On-CPU accounting of traced threads, and a record when one leaves the CPU. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct task_state *st;
+	__u64 now = bpf_ktime_get_ns();
+
+	st = bpf_task_storage_get(&tstate, prev, 0, 0);
+	if (st && st->switch_in) {
+		struct iot_switch rec = {};
+		__u64 ran = now - st->switch_in;
+
+		/* run_clock() is only read while the thread runs, after the
+		 * switch-in below has moved switch_in on */
+		st->run_ns += ran;
+		rec.oncpu_ns = ran;
+		rec.next_tid = next->pid;
+		rec.prev_state = prev_state;
+		put_hdr(&rec.hdr, now, ((__u64)prev->tgid << 32) | (__u32)prev->pid,
+			IOT_REC_SWITCH, sizeof(rec), 0);
+		emit_small(&rec, sizeof(rec), st);
+	}
+	st = bpf_task_storage_get(&tstate, next, 0, 0);
+	if (st && st->switch_in)
+		st->switch_in = now;
+	return 0;
+}
+
+static __always_inline void emit_page(struct address_space *mapping, __u64 index, __u32 npages,
+				      __u32 kind)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct iot_page rec = {};
+	struct inode *host;
+
+	if (!is_traced(pid_tgid >> 32) || !mapping)
+		return;
+	host = mapping->host;
+	if (!host)
+		return;
+	rec.ino = host->i_ino;
+	rec.dev = user_dev(host->i_sb->s_dev);
+	rec.index = index;
+	rec.npages = npages;
+	rec.kind = kind;
+	put_hdr(&rec.hdr, bpf_ktime_get_ns(), pid_tgid, IOT_REC_PAGE, sizeof(rec), 0);
+	emit_small(&rec, sizeof(rec),
+		   bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0));
+}
+
+/* Pages in a folio: order is kept in the low byte of the second page's flags. */
+static __always_inline __u32 folio_pages(struct folio *folio)
+{
+	unsigned long flags = 0, flags1 = 0;
+
+	/* a plain read: the type of folio->flags changed across kernels */
+	bpf_probe_read_kernel(&flags, sizeof(flags), &folio->flags);
+	if (!(flags & (1UL << PG_head)))
+		return 1;
+	bpf_probe_read_kernel(&flags1, sizeof(flags1), &folio->_flags_1);
+	return 1U << (flags1 & 0xff);
+}
+
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(on_filemap_fault, struct address_space *mapping, unsigned long index)
+{
+	emit_page(mapping, index, 1, IOT_PAGE_FAULT);
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_map_pages")
+int BPF_PROG(on_filemap_map_pages, struct address_space *mapping, unsigned long start,
+	     unsigned long last)
+{
+	emit_page(mapping, start, last - start + 1, IOT_PAGE_MAP);
+	return 0;
+}
+
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(on_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	emit_page(mapping, folio->index, folio_pages(folio), IOT_PAGE_DIRTY);
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(on_add_to_page_cache, struct folio *folio)
+{
+	emit_page(folio->mapping, folio->index, folio_pages(folio), IOT_PAGE_MISS);
+	return 0;
+}
