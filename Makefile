@@ -10,7 +10,7 @@ BTF_VMLINUX	?= /sys/kernel/btf/vmlinux
 
 CFLAGS		?= -O2 -g
 CFLAGS		+= -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP
-CPPFLAGS	+= -Iinclude -Ilib -I$(BUILD)
+CPPFLAGS	+= -Iinclude -Ilib -Icli -I$(BUILD)
 LDLIBS		+= -lbpf -lelf -lz -ljansson -lpthread
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -I$(BUILD)

@@ -67,7 +67,7 @@ const struct syscall_info *syscall__by_nr(int nr);
 const struct syscall_info *syscall__by_name(const char *name);
 /* Name for any number: the table's, or "syscall_NNN". Returned buffer is static for unknown. */
 const char *syscall__name(int nr);
-/* All known syscalls, in number order. */
+/* All known syscalls, in table order (grouped as in DESIGN §3). */
 const struct syscall_info *syscall__table(unsigned int *n);
 /* Fills desc[0..IOT_NR_MAX) for the BPF program's read-only data. */
 void syscall__fill_desc(struct iot_sc_desc *desc);

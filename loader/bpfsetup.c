@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Load and attach the capture programs.  tp_btf is preferred (direct, typed
+ * access to the syscall registers); raw_tp is the fallback.  The page-cache
+ * tracepoints are optional: a kernel without one loses that view, with a
+ * warning that says so, and records the rest.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "bpfsetup.h"
+#include "iotrace_abi.h"
+#include "iotrace.skel.h"
+#include "log.h"
+#include "syscalls.h"
+
+struct capture {
+	struct iotrace_bpf *skel;
+};
+
+struct optional_tp {
+	const char *tp;		/* tracepoint, as btf_trace_<tp> */
+	const char *lost;	/* what the trace lacks without it */
+};
+
+static const struct optional_tp optional[] = {
+	{ "mm_filemap_fault", "page faults on file mappings (mmap reads)" },
+	{ "mm_filemap_map_pages", "fault-around mapping of cached pages" },
+	{ "writeback_dirty_folio", "pages dirtied through shared mappings" },
+	{ "mm_filemap_add_to_page_cache", "page-cache misses (the original cache state)" },
+};
+
+static bool kernel_has_tp(const struct btf *vmlinux, const char *tp)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return vmlinux && btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+static struct bpf_program *prog_for_tp(struct iotrace_bpf *skel, const char *tp)
+{
+	struct bpf_program *p;
+	char sec[128];
+
+	snprintf(sec, sizeof(sec), "tp_btf/%s", tp);
+	bpf_object__for_each_program(p, skel->obj)
+		if (!strcmp(bpf_program__section_name(p), sec))
+			return p;
+	return NULL;
+}
+
+/* Chooses the programs this kernel can run; false when it cannot run the core. */
+static bool choose_programs(struct iotrace_bpf *skel)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool btf_sys = kernel_has_tp(vmlinux, "sys_enter") && kernel_has_tp(vmlinux, "sys_exit");
+
+	if (!vmlinux) {
+		err("kernel has no BTF (/sys/kernel/btf/vmlinux): iotrace needs CONFIG_DEBUG_INFO_BTF=y");
+		return false;
+	}
+	bpf_program__set_autoload(skel->progs.sys_enter_btf, btf_sys);
+	bpf_program__set_autoload(skel->progs.sys_exit_btf, btf_sys);
+	bpf_program__set_autoload(skel->progs.sys_enter_raw, !btf_sys);
+	bpf_program__set_autoload(skel->progs.sys_exit_raw, !btf_sys);
+	if (!btf_sys)
+		warn("tp_btf/sys_enter unavailable: using raw_tp");
+	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+		if (kernel_has_tp(vmlinux, optional[i].tp))
+			continue;
+		warn("kernel lacks tracepoint %s: the trace will not show %s", optional[i].tp,
+		     optional[i].lost);
+		bpf_program__set_autoload(prog_for_tp(skel, optional[i].tp), false);
+	}
+	btf__free(vmlinux);
+	return true;
+}
+
+static void explain_load_error(int e)
+{
+	if (e == -EPERM || e == -EACCES)
+		err("loading BPF programs: %s: iotrace needs root, or CAP_BPF and CAP_PERFMON",
+		    strerror(-e));
+	else
+		err("loading BPF programs: %s (run with -v for the verifier's log)", strerror(-e));
+}
+
+struct capture *capture__new(const struct capture_opts *opts)
+{
+	struct iot_sc_desc desc[IOT_NR_MAX];
+	struct capture *c = calloc(1, sizeof(*c));
+	int e;
+
+	if (!c)
+		return NULL;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		err("kernel has no BTF (/sys/kernel/btf/vmlinux): iotrace needs CONFIG_DEBUG_INFO_BTF=y");
+		e = -ENOTSUP;
+		goto err_free;
+	}
+	c->skel = iotrace_bpf__open();
+	if (!c->skel) {
+		e = -errno;
+		err("opening BPF object: %s", strerror(-e));
+		goto err_free;
+	}
+	syscall__fill_desc(desc);
+	memcpy((void *)c->skel->rodata->sc_desc, desc, sizeof(desc));
+	c->skel->rodata->follow_children = opts->follow_children;
+	c->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
+	bpf_map__set_max_entries(c->skel->maps.events, opts->ring_bytes);
+	if (!choose_programs(c->skel)) {
+		e = -ENOTSUP;
+		goto err_destroy;
+	}
+	e = iotrace_bpf__load(c->skel);
+	if (e) {
+		explain_load_error(e);
+		goto err_destroy;
+	}
+	e = iotrace_bpf__attach(c->skel);
+	if (e) {
+		err("attaching BPF programs: %s", strerror(-e));
+		goto err_destroy;
+	}
+	return c;
+
+err_destroy:
+	iotrace_bpf__destroy(c->skel);
+err_free:
+	free(c);
+	errno = -e;
+	return NULL;
+}
+
+int capture__add_pid(struct capture *c, pid_t pid)
+{
+	__u32 key = pid, one = 1;
+
+	if (bpf_map__update_elem(c->skel->maps.traced, &key, sizeof(key), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int capture__ring_fd(const struct capture *c)
+{
+	return bpf_map__fd(c->skel->maps.events);
+}
+
+int capture__loss(const struct capture *c, uint64_t *loss)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *vals;
+
+	if (ncpu <= 0)
+		return ncpu;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (__u32 k = 0; k < IOT_LOSS_NR; k++) {
+		loss[k] = 0;
+		if (bpf_map__lookup_elem(c->skel->maps.loss, &k, sizeof(k), vals,
+					 ncpu * sizeof(*vals), 0))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			loss[k] += vals[i];
+	}
+	free(vals);
+	return 0;
+}
+
+void capture__free(struct capture *c)
+{
+	if (!c)
+		return;
+	iotrace_bpf__destroy(c->skel);
+	free(c);
+}
