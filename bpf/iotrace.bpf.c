@@ -535,7 +535,7 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 	rec->nstr = nstr;
 	rec->flags = flags;
 	rec->pad[0] = rec->pad[1] = 0;
-	put_hdr(&rec->hdr, st->enter_ts, pid_tgid, IOT_REC_SYSCALL, off, st->seq++);
+	put_hdr(&rec->hdr, st->enter_ts, pid_tgid, IOT_REC_SYSCALL, off, ++st->seq);
 	emit(buf, off & (SCRATCH_SZ - 1));
 	st->in_call = 0;
 	st->exit_run = run_clock(st, now);
@@ -607,7 +607,7 @@ int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
 static __always_inline void emit_small(void *rec, __u32 size, struct task_state *seq_st)
 {
 	if (seq_st)
-		((struct iot_hdr *)rec)->seq = seq_st->seq++;
+		((struct iot_hdr *)rec)->seq = ++seq_st->seq;
 	emit(rec, size);
 }
 

@@ -50,8 +50,9 @@ struct iot_hdr {
 	__u64 ts;	/* ns, CLOCK_MONOTONIC; for syscalls the enter time */
 	__u32 pid;	/* tgid of the thread the record is about */
 	__u32 tid;	/* thread id the record is about */
-	__u32 seq;	/* per-thread count of records emitted in that thread's context; a
-			 * gap between two records of one thread means records were lost */
+	__u32 seq;	/* per-thread count of records emitted in that thread's context,
+			 * from 1; a gap between two records of one thread means records
+			 * were lost.  0: not sequenced (wakeups, user-space records) */
 	__u16 type;	/* enum iot_rec_type */
 	__u16 size;	/* bytes in the whole record, header included, multiple of 8 */
 };

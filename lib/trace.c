@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "log.h"
 #include "trace.h"
 
 struct trace_writer {
@@ -397,4 +398,21 @@ void trace_reader__free(struct trace_reader *r)
 		munmap(r->map, r->len);
 	free(r->raw);
 	free(r);
+}
+
+struct trace_reader *trace_open_or_explain(const char *path)
+{
+	uint32_t version = 0;
+	struct trace_reader *r = trace_reader__open(path, &version);
+
+	if (r)
+		return r;
+	if (errno == EBADMSG)
+		err("%s: not an iotrace trace (or empty)", path);
+	else if (errno == EPROTONOSUPPORT)
+		err("%s: trace format version %u, this iotrace reads version %u", path, version,
+		    IOT_FORMAT_VERSION);
+	else
+		err("%s: %s", path, strerror(errno));
+	return NULL;
 }

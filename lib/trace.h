@@ -90,5 +90,7 @@ uint32_t trace_reader__version(const struct trace_reader *r);
 /* Blocks read so far and bytes of the file. */
 uint64_t trace_reader__blocks(const struct trace_reader *r);
 void trace_reader__free(struct trace_reader *r);
+/* trace_reader__open() that logs why a file cannot be read, for commands. */
+struct trace_reader *trace_open_or_explain(const char *path);
 
 #endif

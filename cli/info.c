@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iotrace info: what a trace holds, as one JSON object. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <jansson.h>
+
+#include "commands.h"
+#include "idset.h"
+#include "log.h"
+#include "record.h"
+#include "syscalls.h"
+#include "trace.h"
+
+struct info {
+	uint64_t events;		/* records of kernel origin */
+	uint64_t records[IOT_REC_TARGET + 1];
+	uint64_t calls[IOT_NR_MAX];
+	uint64_t unknown_calls;
+	uint64_t first_ts, last_ts;
+	uint64_t seq_gaps;		/* records missing from threads' sequences */
+	struct idset pids, tids, last_seq, targets;
+	bool have_stats;
+	struct iot_stats stats;
+	const char *meta[3];
+	struct iot_meta meta_hdr;
+	char meta_buf[IOT_REC_MAX];
+};
+
+static const char *const loss_names[IOT_LOSS_NR] = {
+	[IOT_LOSS_RINGBUF] = "ringbuf_full",   [IOT_LOSS_NO_ENTER] = "exit_without_enter",
+	[IOT_LOSS_STORAGE] = "no_task_storage", [IOT_LOSS_STR_TRUNC] = "string_cut",
+	[IOT_LOSS_STR_FAULT] = "string_unreadable", [IOT_LOSS_FDS] = "fd_slots_full",
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: iotrace info FILE\n"
+		   "\n"
+		   "Print what a trace holds as one JSON object: format_version, events,\n"
+		   "lost_events, loss (every counter), processes, threads, duration_ns,\n"
+		   "calls (name -> count), and more.\n"
+		   "\n"
+		   "EXAMPLES:\n"
+		   "  iotrace info db.iot\n"
+		   "  iotrace info db.iot | jq .calls\n");
+}
+
+/* A gap in a thread's sequence numbers is records lost on the way. */
+static void note_seq(struct info *in, const struct iot_hdr *h)
+{
+	uint64_t *last;
+
+	if (!h->seq)
+		return;
+	last = idset__val(&in->last_seq, h->tid);
+	if (!last)
+		return;
+	if (*last && h->seq > *last + 1)
+		in->seq_gaps += h->seq - *last - 1;
+	if (h->seq > *last)
+		*last = h->seq;
+}
+
+static void note_kernel(struct info *in, const struct iot_hdr *h)
+{
+	uint64_t end = h->ts;
+
+	in->events++;
+	idset__add(&in->pids, h->pid);
+	idset__add(&in->tids, h->tid);
+	note_seq(in, h);
+	if (h->type == IOT_REC_SYSCALL) {
+		const struct iot_syscall *sc = (const void *)h;
+
+		if (sc->nr < IOT_NR_MAX)
+			in->calls[sc->nr]++;
+		else
+			in->unknown_calls++;
+		if (!(sc->flags & IOT_SCF_NO_ENTER))
+			end += sc->dur_ns;
+	}
+	if (h->ts && (!in->first_ts || h->ts < in->first_ts))
+		in->first_ts = h->ts;
+	if (end > in->last_ts)
+		in->last_ts = end;
+}
+
+static void note_user(struct info *in, const struct iot_hdr *h)
+{
+	switch (h->type) {
+	case IOT_REC_STATS:
+		if (h->size >= sizeof(in->stats)) {
+			memcpy(&in->stats, h, sizeof(in->stats));
+			in->have_stats = true;
+		}
+		break;
+	case IOT_REC_META:
+		if (h->size >= sizeof(in->meta_hdr) && h->size <= sizeof(in->meta_buf)) {
+			memcpy(in->meta_buf, h, h->size);
+			memcpy(&in->meta_hdr, h, sizeof(in->meta_hdr));
+			rec__strings((const void *)in->meta_buf, sizeof(in->meta_hdr),
+				     in->meta_hdr.nstr, in->meta, 3);
+		}
+		break;
+	case IOT_REC_TARGET:
+		idset__add(&in->targets, h->pid);
+		break;
+	case IOT_REC_PROC:
+	case IOT_REC_THREAD:
+		idset__add(&in->pids, h->pid);
+		idset__add(&in->tids, h->tid);
+		break;
+	}
+}
+
+static json_t *calls_json(const struct info *in, uint64_t *not_replayable)
+{
+	json_t *calls = json_object();
+
+	*not_replayable = 0;
+	for (int nr = 0; nr < IOT_NR_MAX; nr++) {
+		const struct syscall_info *si = syscall__by_nr(nr);
+
+		if (!in->calls[nr])
+			continue;
+		json_object_set_new(calls, syscall__name(nr), json_integer(in->calls[nr]));
+		if (si && si->cls == SC_URING)
+			*not_replayable += in->calls[nr];
+	}
+	return calls;
+}
+
+static json_t *records_json(const struct info *in)
+{
+	static const char *const names[] = {
+		[IOT_REC_SYSCALL] = "syscall", [IOT_REC_FORK] = "fork", [IOT_REC_EXEC] = "exec",
+		[IOT_REC_EXIT] = "exit", [IOT_REC_WAKEUP] = "wakeup", [IOT_REC_SWITCH] = "switch",
+		[IOT_REC_PAGE] = "page", [IOT_REC_META] = "meta", [IOT_REC_PROC] = "proc",
+		[IOT_REC_THREAD] = "thread", [IOT_REC_FDSNAP] = "fdsnap",
+		[IOT_REC_MAPSNAP] = "mapsnap", [IOT_REC_STATS] = "stats",
+		[IOT_REC_TARGET] = "target",
+	};
+	json_t *o = json_object();
+
+	for (unsigned int t = 0; t <= IOT_REC_TARGET; t++)
+		if (in->records[t] && names[t])
+			json_object_set_new(o, names[t], json_integer(in->records[t]));
+	return o;
+}
+
+static json_t *to_json(struct info *in, struct trace_reader *r, const char *path)
+{
+	json_t *o, *loss = json_object(), *targets = json_array();
+	uint64_t lost, not_replayable;
+	struct stat st;
+	json_t *calls = calls_json(in, &not_replayable);
+
+	for (int i = 0; i < IOT_LOSS_NR; i++)
+		if (loss_names[i])
+			json_object_set_new(loss, loss_names[i], json_integer(in->stats.loss[i]));
+	for (size_t i = 0; i < in->targets.cap; i++)
+		if (in->targets.key[i])
+			json_array_append_new(targets, json_integer(in->targets.key[i]));
+	/* without the final counters (recorder killed) the sequence gaps tell */
+	lost = in->have_stats ? in->stats.loss[IOT_LOSS_RINGBUF] + in->stats.loss[IOT_LOSS_STORAGE] :
+				in->seq_gaps;
+	o = json_pack("{s:i, s:I, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:b, s:o, s:I}",
+		      "format_version", (int)trace_reader__version(r), "events",
+		      (json_int_t)in->events, "lost_events", (json_int_t)lost, "loss", loss,
+		      "processes", (json_int_t)in->pids.n, "threads", (json_int_t)in->tids.n,
+		      "duration_ns", (json_int_t)(in->last_ts - in->first_ts), "calls", calls,
+		      "records", records_json(in), "seq_gaps", (json_int_t)in->seq_gaps,
+		      "complete", in->have_stats, "truncated", trace_reader__error(r) != NULL,
+		      "targets", targets, "not_replayable_calls", (json_int_t)not_replayable);
+	if (trace_reader__error(r))
+		json_object_set_new(o, "truncated_at", json_string(trace_reader__error(r)));
+	if (stat(path, &st) == 0) {
+		json_object_set_new(o, "file_bytes", json_integer(st.st_size));
+		json_object_set_new(o, "bytes_per_event",
+				    json_real(in->events ? (double)st.st_size / in->events : 0));
+	}
+	for (int i = 0; i < 3; i++) {
+		static const char *const keys[] = { "kernel", "host", "command" };
+
+		if (in->meta[i])
+			json_object_set_new(o, keys[i], json_string(in->meta[i]));
+	}
+	return o;
+}
+
+static void info__free(struct info *in)
+{
+	idset__free(&in->pids);
+	idset__free(&in->tids);
+	idset__free(&in->last_seq);
+	idset__free(&in->targets);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static struct info in;
+	struct trace_reader *r;
+	const struct iot_hdr *h;
+	json_t *o;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	r = trace_open_or_explain(argv[1]);
+	if (!r)
+		return 1;
+	while (trace_reader__next(r, &h) == 1) {
+		if (h->type <= IOT_REC_TARGET)
+			in.records[h->type]++;
+		if (h->type < IOT_REC_META)
+			note_kernel(&in, h);
+		else
+			note_user(&in, h);
+	}
+	if (trace_reader__error(r))
+		warn("%s: %s: counted what comes before it", argv[1], trace_reader__error(r));
+	o = to_json(&in, r, argv[1]);
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+	fputc('\n', stdout);
+	json_decref(o);
+	info__free(&in);
+	trace_reader__free(r);
+	return 0;
+}
