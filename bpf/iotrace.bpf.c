@@ -575,6 +575,8 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret)
 		return 0;
 	if (st && st->have_exit)
 		return 0;	/* enter was dropped and already counted */
+	if (!st && !ret && (sc_desc[id].flags & IOT_SCD_FORK))
+		return 0;	/* a new task returning from its creation: the fork record has it */
 	return emit_no_enter(pid_tgid, id, ret, bpf_ktime_get_ns());
 }
 

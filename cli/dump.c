@@ -111,6 +111,67 @@ static const char *type_name(unsigned int type)
 	return "unknown";
 }
 
+/* The fields of the fixed-size records, for scripts; NULL for other types. */
+static json_t *fields_json(const struct iot_hdr *h)
+{
+	if (h->size < rec__min_size(h->type))
+		return NULL;
+	switch (h->type) {
+	case IOT_REC_FORK: {
+		const struct iot_fork *f = (const void *)h;
+
+		return json_pack("{s:I, s:I, s:b}", "child_pid", (json_int_t)f->child_pid,
+				 "child_tid", (json_int_t)f->child_tid, "thread", f->thread);
+	}
+	case IOT_REC_EXEC: {
+		const struct iot_exec *e = (const void *)h;
+
+		return json_pack("{s:I, s:s#}", "old_tid", (json_int_t)e->old_tid, "comm", e->comm,
+				 (int)strnlen(e->comm, sizeof(e->comm)));
+	}
+	case IOT_REC_EXIT: {
+		const struct iot_exit *e = (const void *)h;
+
+		/* exit_code is the wait status: the code, or the killing signal */
+		return json_pack("{s:i, s:i, s:i, s:b}", "exit_code", e->exit_code, "code",
+				 (e->exit_code >> 8) & 0xff, "signal", e->exit_code & 0x7f,
+				 "group_dead", e->group_dead);
+	}
+	case IOT_REC_WAKEUP: {
+		const struct iot_wakeup *w = (const void *)h;
+
+		return json_pack("{s:I, s:I}", "waker_pid", (json_int_t)w->waker_pid, "waker_tid",
+				 (json_int_t)w->waker_tid);
+	}
+	case IOT_REC_SWITCH: {
+		const struct iot_switch *w = (const void *)h;
+
+		return json_pack("{s:I, s:I, s:I}", "oncpu_ns", (json_int_t)w->oncpu_ns, "next_tid",
+				 (json_int_t)w->next_tid, "prev_state", (json_int_t)w->prev_state);
+	}
+	case IOT_REC_PAGE: {
+		static const char *const kinds[] = { "?", "fault", "map_pages", "dirty",
+						     "cache_miss" };
+		const struct iot_page *p = (const void *)h;
+
+		return json_pack("{s:s, s:I, s:I, s:I, s:I}", "kind",
+				 kinds[p->kind < 5 ? p->kind : 0], "dev", (json_int_t)p->dev, "ino",
+				 (json_int_t)p->ino, "index", (json_int_t)p->index, "npages",
+				 (json_int_t)p->npages);
+	}
+	case IOT_REC_FDSNAP: {
+		const struct iot_fdsnap *f = (const void *)h;
+		const char *path = NULL;
+		json_t *o = fd_json(&f->f);
+
+		if (rec__strings(h, sizeof(*f), f->nstr, &path, 1) == 1)
+			json_object_set_new(o, "path", json_string(path));
+		return json_pack("{s:o}", "fd", o);
+	}
+	}
+	return NULL;
+}
+
 static void dump_json(const struct iot_hdr *h, const struct fdtable *t)
 {
 	json_t *o;
@@ -121,11 +182,16 @@ static void dump_json(const struct iot_hdr *h, const struct fdtable *t)
 		char *text = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&text, &len);
+		json_t *f = fields_json(h);
 
 		format__other(m, h);
 		fclose(m);
 		o = json_pack("{s:I, s:I, s:I, s:s}", "pid", (json_int_t)h->pid, "tid",
 			      (json_int_t)h->tid, "ts", (json_int_t)h->ts, "text", text ? text : "");
+		if (f) {
+			json_object_update(o, f);
+			json_decref(f);
+		}
 		free(text);
 	}
 	json_object_set_new(o, "type", json_string(type_name(h->type)));

@@ -334,6 +334,7 @@ struct iot_sc_desc {
 #define IOT_SCD_STAT	0x040	/* struct stat at args[aux], read at exit */
 #define IOT_SCD_STATX	0x080	/* struct statx at args[aux], read at exit */
 #define IOT_SCD_RESULT	0x100	/* string result in args[res_arg], ret bytes long */
+#define IOT_SCD_FORK	0x200	/* creates a task; the child's return of 0 is not a call */
 
 #ifndef __bpf__
 _Static_assert(sizeof(struct iot_sc_desc) == 8, "iot_sc_desc ABI");

@@ -163,7 +163,7 @@ static void read_fdinfo(pid_t pid, int fd, struct iot_fd *f)
 		f->flags = strtoul(p + 6, NULL, 8);
 }
 
-static int snap_fd(struct trace_writer *w, pid_t pid, int fd, uint64_t ts)
+static int snap_fd(struct trace_writer *w, pid_t pid, int fd, uint64_t ts, bool pre_exec)
 {
 	char buf[PATH_MAX + 128] __attribute__((aligned(8)));
 	struct iot_fdsnap *s = (struct iot_fdsnap *)buf;
@@ -186,12 +186,14 @@ static int snap_fd(struct trace_writer *w, pid_t pid, int fd, uint64_t ts)
 			s->f.ftype = IOT_FT_ANON;
 	}
 	read_fdinfo(pid, fd, &s->f);
+	if (pre_exec && (s->f.flags & O_CLOEXEC))
+		return 0;	/* the exec about to happen closes it */
 	s->nstr = 1;
 	rec__put_str(buf, &off, sizeof(buf), 0, target, n);
 	return finish(w, buf, off);
 }
 
-static int snap_fds(struct trace_writer *w, pid_t pid, uint64_t ts)
+static int snap_fds(struct trace_writer *w, pid_t pid, uint64_t ts, bool pre_exec)
 {
 	char path[64];
 	struct dirent *de;
@@ -205,7 +207,7 @@ static int snap_fds(struct trace_writer *w, pid_t pid, uint64_t ts)
 	while (!err && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		err = snap_fd(w, pid, atoi(de->d_name), ts);
+		err = snap_fd(w, pid, atoi(de->d_name), ts, pre_exec);
 	}
 	closedir(d);
 	return err;
@@ -260,7 +262,7 @@ static int snap_maps(struct trace_writer *w, pid_t pid, uint64_t ts)
 	return err;
 }
 
-int procsnap__write(struct trace_writer *w, pid_t pid, uint64_t ts)
+int procsnap__write(struct trace_writer *w, pid_t pid, uint64_t ts, bool pre_exec)
 {
 	int err;
 
@@ -268,8 +270,9 @@ int procsnap__write(struct trace_writer *w, pid_t pid, uint64_t ts)
 	if (!err)
 		err = snap_threads(w, pid, ts);
 	if (!err)
-		err = snap_fds(w, pid, ts);
-	if (!err)
+		err = snap_fds(w, pid, ts, pre_exec);
+	/* an exec replaces every mapping: the ones before it mean nothing */
+	if (!err && !pre_exec)
 		err = snap_maps(w, pid, ts);
 	/* the process may end while we read it: its records so far still count */
 	if (err == -ENOENT)

@@ -227,7 +227,7 @@ static int add_target(struct recorder *r, pid_t pid, uint32_t reason)
 	if (!e)
 		e = append(r, &t.hdr);
 	if (!e)
-		e = procsnap__write(r->w, pid, t.hdr.ts);
+		e = procsnap__write(r->w, pid, t.hdr.ts, reason == IOT_TARGET_CMD);
 	if (e == -ESRCH) {
 		warn("process %d ended during the attach", pid);
 		pidset__del(&r->live, pid);
@@ -376,7 +376,7 @@ static int write_stats(struct recorder *r)
 	return append(r, &s.hdr);
 }
 
-static void summary(struct recorder *r, const char *out)
+static void summary(struct recorder *r, const char *out, bool cmd)
 {
 	struct trace_writer_stats ws;
 	uint64_t loss[IOT_LOSS_NR] = {};
@@ -390,7 +390,8 @@ static void summary(struct recorder *r, const char *out)
 	     (unsigned long long)r->events, (unsigned long long)lost,
 	     (unsigned long long)ws.file_bytes, r->events ? (double)ws.file_bytes / r->events : 0,
 	     secs);
-	if (loss[IOT_LOSS_NO_ENTER])
+	/* under -- CMD the one such call is the child's wait for its release */
+	if (loss[IOT_LOSS_NO_ENTER] && !cmd)
 		info("%llu calls were already in progress at the attach (recorded without "
 		     "their start)", (unsigned long long)loss[IOT_LOSS_NO_ENTER]);
 	if (loss[IOT_LOSS_STR_TRUNC] || loss[IOT_LOSS_STR_FAULT])
@@ -469,7 +470,7 @@ int cmd_record(int argc, char **argv)
 		err("writing %s: %s", o.out, strerror(-e));
 		goto cleanup;
 	}
-	summary(&r, o.out);
+	summary(&r, o.out, o.cmd != NULL);
 	if (o.cmd && !r.have_child && WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status))
 		info("%s exited with status %d", o.cmd[0], WEXITSTATUS(r.child_status));
 	ret = 0;
