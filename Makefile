@@ -10,7 +10,7 @@ BTF_VMLINUX	?= /sys/kernel/btf/vmlinux
 
 CFLAGS		?= -O2 -g
 CFLAGS		+= -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP
-CPPFLAGS	+= -Iinclude -Ilib -Icli -I$(BUILD)
+CPPFLAGS	+= -Iinclude -Ilib -Icli -Ianalyze -Ireplay -I$(BUILD)
 LDLIBS		+= -lbpf -lelf -lz -ljansson -lpthread
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -I$(BUILD)
@@ -86,7 +86,7 @@ PROG_BINS	:= $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRCS))
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS) -lcunit
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(filter %.c %.o,$^) -o $@ $(LDFLAGS) $(LDLIBS) -lcunit
 
 $(BUILD)/progs/%: tests/progs/%.c
 	$(Q)mkdir -p $(@D)

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers the end-to-end tests share; sourced by tests/run_e2e.sh together
+# with one test file.  Each test runs in a fresh shell, in its scratch
+# directory $T, and fails on the first failed check.
+
+set -uo pipefail
+
+PROGS=$BUILD/progs
+
+# skip REASON: exit 77, or fail under CI=true where nothing may be skipped.
+skip()
+{
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL (CI=true does not skip): $*"
+		exit 1
+	fi
+	echo "$*"
+	exit 77
+}
+
+fail()
+{
+	echo "check failed: $*" >&2
+	exit 1
+}
+
+# need_bpf: root, BTF and a tracefs, or skip.
+need_bpf()
+{
+	[ "$(id -u)" -eq 0 ] || skip "needs root for BPF"
+	[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF"
+	if [ ! -d /sys/kernel/tracing/events ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+			skip "cannot mount tracefs"
+	fi
+}
+
+# eq WHAT GOT WANT
+eq()
+{
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# ge WHAT GOT MIN
+ge()
+{
+	[ "$2" -ge "$3" ] 2>/dev/null || fail "$1: got '$2', want >= $3"
+}
+
+# expect_exit CODE CMD...: runs CMD, stderr to $T/err, checks its exit code.
+expect_exit()
+{
+	local want=$1 rc
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" -eq "$want" ] || {
+		cat "$T/err" >&2
+		fail "'$*' exited $rc, want $want"
+	}
+}
+
+# err_has TEXT: the last command's stderr contains TEXT.
+err_has()
+{
+	grep -qF -- "$1" "$T/err" || {
+		cat "$T/err" >&2
+		fail "stderr lacks '$1'"
+	}
+}
+
+# json TRACE: dump --json of a trace to stdout.
+json()
+{
+	"$IOTRACE" dump --json "$1"
+}
+
+# q TRACE JQ-FILTER: jq -s over the records of a trace, raw output.
+q()
+{
+	"$IOTRACE" dump --json "$1" | jq -rs "$2"
+}
+
+# kv FILE KEY [SELECT]: value of KEY= on the first line of FILE matching SELECT.
+kv()
+{
+	grep -m1 -- "${3:-$2=}" "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# record ARGS...: iotrace record, failing the test when it fails.
+record()
+{
+	"$IOTRACE" record "$@" || fail "iotrace record $* exited $?"
+}
+
+# wait_for FILE TEXT [SECONDS]: until FILE contains TEXT.
+wait_for()
+{
+	local i
+	for ((i = 0; i < ${3:-10} * 20; i++)); do
+		grep -qF -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "'$2' never appeared in $1"
+}

@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: GPL-2.0
+# iotrace record, checked against what the traced programs themselves report
+# (stat results, fds, pids): capture must agree with the kernel's own answers.
+
+# Per-thread file I/O: file identity, position before the call, size at open.
+test_file_enrichment()
+{
+	need_bpf
+	mkdir d
+	record -o t.iot -- "$PROGS/fileio" "$T/d" 3 >out
+	for k in 0 1 2; do
+		local tid fd dev ino path
+		tid=$(kv out tid "thread=$k ")
+		fd=$(kv out fd "thread=$k ")
+		dev=$(kv out dev "thread=$k ")
+		ino=$(kv out ino "thread=$k ")
+		path=$(kv out path "thread=$k ")
+		q t.iot "[.[] | select(.tid == $tid and .type == \"syscall\")]" >calls.json
+		# the open: its returned fd slot has the identity stat() later gave
+		eq "open ret" "$(jq -r '.[] | select(.call == "openat" and .strs[0].s == "'"$path"'") | .ret' calls.json)" "$fd"
+		eq "open ino" "$(jq -r '.[] | select(.call == "openat" and .ret == '"$fd"') | .fds[] | select(.which == 6) | "\(.dev) \(.ino) \(.size)"' calls.json)" "$dev $ino 0"
+		# every call on the fd names the file
+		eq "fd identity" "$(jq -r '[.[] | select(.fds[0].fd == '"$fd"' and .fds[0].which == 0) | "\(.fds[0].dev)/\(.fds[0].ino)/\(.fds[0].path)"] | unique | join(",")' calls.json)" "$dev/$ino/$path"
+		# positions before the call: write at 100, read at 150 (after the lseek)
+		eq "write pos" "$(jq -r '.[] | select(.call == "write" and .fds[0].fd == '"$fd"') | "\(.fds[0].pos) \(.ret)"' calls.json)" "100 50"
+		eq "read pos" "$(jq -r '.[] | select(.call == "read" and .fds[0].fd == '"$fd"') | "\(.fds[0].pos) \(.ret)"' calls.json)" "150 1000"
+		eq "pread" "$(jq -r '.[] | select(.call == "pread64" and .fds[0].fd == '"$fd"') | "\(.args[2]) \(.args[3]) \(.ret) \(.fds[0].size)"' calls.json)" "512 8192 512 12288"
+		eq "pwrite" "$(jq -r '.[] | select(.call == "pwrite64" and .fds[0].fd == '"$fd"') | "\(.args[3]) \(.ret)"' calls.json)" "8192 4096"
+		eq "fsync" "$(jq -r '[.[] | select(.call == "fsync" and .fds[0].fd == '"$fd"')] | length' calls.json)" 1
+		eq "close" "$(jq -r '[.[] | select(.call == "close" and .fds[0].fd == '"$fd"')] | length' calls.json)" 1
+		# each call knows its time: enter ts, a duration, on-CPU time before it
+		ge "durations" "$(jq '[.[] | select(.dur > 0)] | length' calls.json)" 7
+	done
+}
+
+# Path strings: both names of rename and symlink, readlink's result.
+test_path_strings()
+{
+	need_bpf
+	mkdir d
+	record -o t.iot -- "$PROGS/fileio" "$T/d" 1 >out
+	q t.iot '.[] | select(.type == "syscall" and (.call | test("^(mkdir|symlink|rename|readlink|unlink|rmdir)$"))) | "\(.call) \([.strs[] | .s] | join(" "))"' >names
+	cat >want <<-EOF
+	mkdir $T/d/sub
+	symlink sub $T/d/link
+	rename $T/d/sub $T/d/sub2
+	readlink $T/d/link sub
+	unlink $T/d/link
+	rmdir $T/d/sub2
+	EOF
+	diff -u want names || fail "path strings differ"
+	# the failed access() carries its errno
+	eq "access" "$(q t.iot '.[] | select(.call == "access" and .strs[0].s == "'"$T/d/sub"'") | .ret')" -2
+}
+
+# Children are followed: fork, the child's calls, its exit code, exec, wait4.
+test_fork_follow()
+{
+	need_bpf
+	record -o t.iot -- "$PROGS/forker" "$T" >out
+	local parent child
+	parent=$(kv out parent)
+	child=$(q t.iot '.[] | select(.type == "fork" and .thread == false) | .child_pid' | head -1)
+	ge "child pid" "$child" 1
+	eq "child open" "$(q t.iot '.[] | select(.pid == '"$child"' and .call == "openat") | .strs[0].s')" "$T/child.out"
+	eq "child write" "$(q t.iot '.[] | select(.pid == '"$child"' and .call == "write") | .ret')" 6
+	eq "child exit" "$(q t.iot '.[] | select(.pid == '"$child"' and .type == "exit") | "\(.code) \(.signal) \(.group_dead)"')" "7 0 true"
+	eq "reaped" "$(q t.iot '.[] | select(.pid == '"$parent"' and .call == "wait4" and .ret == '"$child"') | .ret')" "$child"
+	# the second child execs true: the exec is recorded, and so are true's calls
+	eq "exec" "$(q t.iot '[.[] | select(.type == "exec" and .comm == "true")] | length')" 1
+	eq "execve" "$(q t.iot '[.[] | select(.call == "execve" and .ret == 0 and (.strs[0].s | test("true$")))] | length')" 1
+	eq "processes" "$("$IOTRACE" info t.iot | jq .processes)" 3
+	eq "lost" "$("$IOTRACE" info t.iot | jq '.lost_events + .seq_gaps')" 0
+}
+
+# Attach to a running process: its fd opened before the attach has a path,
+# position and identity from the snapshot, and its later calls are recorded.
+test_attach_pid()
+{
+	need_bpf
+	"$PROGS/attach_target" "$T/f" 4 >out &
+	local pid=$! fd ino dev
+	wait_for out ready
+	fd=$(kv out fd) ino=$(kv out ino) dev=$(kv out dev)
+	record -p "$pid" -d 1 -o t.iot 2>err
+	kill "$pid" 2>/dev/null
+	eq "snapshot" "$(q t.iot '.[] | select(.type == "fdsnap" and .fd.fd == '"$fd"') | "\(.fd.path) \(.fd.pos) \(.fd.ino) \(.fd.dev) \(.fd.size)"')" "$T/f 4096 $ino $dev 10000"
+	ge "preads" "$(q t.iot '[.[] | select(.call == "pread64" and .fds[0].fd == '"$fd"' and .fds[0].ino == '"$ino"' and .ret == 512)] | length')" 20
+	eq "target" "$("$IOTRACE" info t.iot | jq -c .targets)" "[$pid]"
+	eq "threads" "$("$IOTRACE" info t.iot | jq .threads)" 1
+	grep -q "events, 0 lost" err || fail "summary: $(cat err)"
+}
+
+# A master with an existing worker and a worker forked after the attach are
+# all followed; with --no-children only the master is.
+test_attach_descendants()
+{
+	need_bpf
+	sh -c 'sh -c "while :; do cat /dev/null; sleep 0.05; done" & while :; do sleep 0.05; done' &
+	local master=$!
+	sleep 0.3
+	record -p "$master" -d 1 -o all.iot
+	record -p "$master" -d 1 --no-children -o master.iot
+	pkill -P "$master"; kill "$master"
+	# the existing worker and the sleeps and cats forked after the attach
+	ge "processes" "$("$IOTRACE" info all.iot | jq .processes)" 4
+	ge "cat opens" "$(q all.iot '[.[] | select(.call == "openat" and .strs[0].s == "/dev/null")] | length')" 5
+	eq "only the master" "$(q master.iot '[.[] | select(.type == "syscall") | .pid] | unique | join(",")')" "$master"
+}
+
+# IPC and mappings: pipe, socketpair, TCP with addresses, eventfd, and the
+# page faults and dirtied page of a shared file mapping.
+test_ipc_and_mmap()
+{
+	need_bpf
+	record -o t.iot -- "$PROGS/ipc" "$T" >out
+	local port ino
+	port=$(kv out tcp_port)
+	eq "pipe2" "$(q t.iot '.[] | select(.call == "pipe2") | [.fds[] | "\(.which):\(.fd):\(.type)"] | join(" ")')" "7:$(kv out pipe_r):3 8:$(kv out pipe_w):3"
+	eq "socketpair" "$(q t.iot '.[] | select(.call == "socketpair") | [.fds[] | .fd] | join(" ")')" "$(kv out sp0) $(kv out sp1)"
+	eq "connect" "$(q t.iot '.[] | select(.call == "connect") | "\(.sock.family) \(.sock.rport) \(.ret)"')" "2 $port 0"
+	eq "accept" "$(q t.iot '.[] | select(.call == "accept" or .call == "accept4") | .sock.lport')" "$port"
+	eq "eventfd" "$(q t.iot '.[] | select(.call == "eventfd2") | .ret')" "$(kv out efd)"
+	# the reader thread blocked in read() until main wrote: a wakeup by main
+	ino=$(q t.iot '.[] | select(.call == "openat" and .strs[0].s == "'"$T/mapped"'") | .fds[0].ino')
+	eq "mmap" "$(q t.iot '.[] | select(.call == "mmap" and .fds[0].ino == '"$ino"') | "\(.args[1]) \(.args[5])"')" "32768 0"
+	ge "pages seen" "$(q t.iot '[.[] | select(.type == "page" and .ino == '"$ino"' and (.kind == "fault" or .kind == "map_pages"))] | length')" 1
+	eq "page 3 written" "$(q t.iot '[.[] | select(.type == "page" and .ino == '"$ino"' and .kind == "fault" and .index <= 3 and .index + .npages > 3)] | length')" 1
+	eq "msync" "$(q t.iot '[.[] | select(.call == "msync" and .ret == 0)] | length')" 1
+}
+
+# The pipe reader is woken by the writer: wakeup records name the waker.
+test_wakeups()
+{
+	need_bpf
+	record -o t.iot -- "$PROGS/ipc" "$T" >out
+	local main reader
+	main=$(kv out pid)
+	reader=$(q t.iot '.[] | select(.type == "fork" and .thread) | .child_tid' | head -1)
+	ge "reader woken by main" "$(q t.iot '[.[] | select(.type == "wakeup" and .tid == '"$reader"' and .waker_tid == '"$main"')] | length')" 1
+	ge "switches" "$(q t.iot '[.[] | select(.type == "switch" and .tid == '"$reader"')] | length')" 1
+}
+
+# stdin, stdout and stderr of the command pass through untouched.
+test_stdio_passthrough()
+{
+	need_bpf
+	printf 'line1\nline2\n' | "$IOTRACE" record -o t.iot -- sh -c 'cat; echo to-err >&2' >out 2>err ||
+		fail "record failed"
+	eq "stdout" "$(cat out)" "$(printf 'line1\nline2')"
+	grep -qx to-err err || fail "stderr lost: $(cat err)"
+	grep -q '^iotrace: ' err || fail "no summary on stderr"
+}
+
+# A multi-threaded workload at speed: nothing lost, no seq gaps.
+test_no_loss()
+{
+	need_bpf
+	record -o t.iot -- "$PROGS/demo_workload" "$T" >/dev/null
+	"$IOTRACE" info t.iot >info.json
+	eq "lost" "$(jq .lost_events info.json)" 0
+	eq "gaps" "$(jq .seq_gaps info.json)" 0
+	eq "complete" "$(jq .complete info.json)" true
+	ge "threads" "$(jq .threads info.json)" 4
+	ge "events" "$(jq .events info.json)" 1000
+}
