@@ -16,6 +16,8 @@ static const struct cmd cmds[] = {
 	{ "record", cmd_record, "trace a running process (-p PID) or a command (-- CMD)" },
 	{ "info", cmd_info, "summarise a trace file as JSON" },
 	{ "dump", cmd_dump, "print a trace file one call per line, strace-like" },
+	{ "analyze", cmd_analyze, "annotate a trace with causal edges (JSON Lines)" },
+	{ "export", cmd_export, "write a trace for Perfetto / chrome://tracing" },
 };
 
 static void usage(FILE *f)

@@ -103,3 +103,30 @@ wait_for()
 	done
 	fail "'$2' never appeared in $1"
 }
+
+# reaches JSONL FROM TO: event TO is ordered after event FROM in the
+# annotated trace, through deps and same-thread order.  Exit 0 or 1.
+reaches()
+{
+	jq -se --argjson a "$2" --argjson b "$3" '
+		map(select(.type == "event")) as $ev
+		| (reduce $ev[] as $e ({}; .[$e.id | tostring] = [$e.deps[].id])) as $deps
+		| (reduce $ev[] as $e ({}; .[$e.tid | tostring] += [$e.id])) as $bytid
+		| (reduce ($bytid | to_entries[]) as $t ({};
+			reduce range(1; $t.value | length) as $i (.;
+				.[$t.value[$i] | tostring] = [$t.value[$i - 1]]))) as $prev
+		| def back($seen; $front):
+			if ($front | length) == 0 then $seen
+			else ($front | map(($deps[tostring] // []) + ($prev[tostring] // []))
+				| add // [] | unique
+				| map(select($seen[tostring] | not))) as $n
+			| back($seen + ($n | map({key: tostring, value: true}) | from_entries); $n)
+			end;
+		back({($b | tostring): true}; [$b]) | has($a | tostring)' "$1" >/dev/null
+}
+
+# ev JSONL JQ-SELECT: ids of the events matching the select expression.
+ev()
+{
+	jq -c "select(.type == \"event\" and ($2)) | .id" "$1"
+}

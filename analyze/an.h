@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal model of the analysis, shared by the files of analyze/ only.
+ * Everything here is owned by one struct analysis (analyze.h); nothing is
+ * freed separately.
+ */
+#ifndef IOTRACE_AN_H
+#define IOTRACE_AN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "analyze.h"
+#include "htab.h"
+#include "iotrace_abi.h"
+
+#define AN_NONE		UINT32_MAX	/* no event, no string, no thread */
+
+enum an_csrc {
+	CSRC_ONCPU = 0,		/* compute_ns from the thread's on-CPU time */
+	CSRC_WALL = 1,		/* no scheduler accounting: wall gap since the last return */
+};
+
+#define EVF_GAP_BEFORE	0x1	/* records of this thread were lost just before this call */
+#define EVF_BLOCKED_UNX	0x2	/* blocked and woken by nobody the trace knows */
+
+/* One call; 48 bytes, plus its raw record in the arena. */
+struct an_event {
+	uint64_t ts;		/* enter, ns since trace start (rebased at load) */
+	uint64_t end;		/* exit, same clock */
+	uint64_t rec;		/* offset of the raw struct iot_syscall in the arena */
+	uint32_t tidx;		/* index in an->threads */
+	uint32_t pos;		/* index within the thread's calls */
+	uint32_t fdpath[2];	/* interned path of fd slots 0 and 1 of the record */
+	uint32_t apath[2];	/* interned absolute path of string args 0 and 1 */
+};
+
+struct an_thread {
+	uint32_t tid, pid;
+	uint32_t comm;		/* interned */
+	uint32_t first;		/* first event id (global, enter order) */
+	uint32_t *ev;		/* event ids in enter order */
+	uint32_t nev, cap;
+	uint32_t last_seq;
+	uint32_t ngaps;
+	uint64_t *gap_ts;	/* ts of the first record after each gap */
+};
+
+struct an_proc {
+	uint32_t pid, ppid;
+	uint32_t comm, cwd, exe;	/* interned */
+	bool from_snapshot;
+};
+
+struct an_edge {
+	uint32_t from, to;	/* event ids (enter order once sorted) */
+	uint8_t kind;		/* enum an_rule */
+	uint8_t pad[3];
+	uint32_t info;		/* evidence: bytes for data, wakeup count, ... */
+};
+
+struct an_side {		/* fork, exit and wakeup records, kept for later passes */
+	uint64_t ts;
+	uint32_t type;		/* IOT_REC_* */
+	uint32_t pid, tid;
+	uint32_t a, b;		/* fork: child pid, tid; wakeup: waker pid, tid; exit: group_dead */
+};
+
+struct an_file {		/* initial state the replay needs */
+	uint32_t path;
+	uint8_t type;		/* enum iot_ftype */
+	bool created;		/* made by the trace: not initial state */
+	uint64_t size;
+	uint32_t target;	/* symlink target, interned, or AN_NONE */
+};
+
+struct an_vec {
+	void *v;
+	size_t n, cap, esz;
+};
+
+struct analysis {
+	struct an_opts opts;
+	unsigned char *arena;	/* raw syscall records */
+	size_t arena_len, arena_cap;
+	struct an_event *ev;
+	uint8_t *evflags;	/* EVF_* per event */
+	uint32_t nev, evcap;
+	struct an_vec snaps;	/* uint64_t arena offsets of FDSNAP and MAPSNAP records */
+	struct an_vec threads;	/* struct an_thread */
+	struct an_vec procs;	/* struct an_proc */
+	struct an_vec side;	/* struct an_side */
+	struct an_vec edges;	/* struct an_edge, before reduction */
+	struct an_vec deps;	/* struct an_edge sorted by to, after reduction */
+	uint32_t *dep_off;	/* deps of event i: deps[dep_off[i] .. dep_off[i+1]) */
+	struct an_vec files;	/* struct an_file */
+	struct htab tid_idx, pid_idx, file_idx;
+	struct strtab strs;
+	uint64_t t0;		/* trace start, CLOCK_MONOTONIC */
+	uint64_t lost_events;	/* loss counters of the stats record plus seq gaps */
+	uint64_t seq_gaps;
+	uint64_t loss[IOT_LOSS_NR];
+	bool have_stats;
+	const char *read_error;	/* why reading stopped early, or NULL; interned */
+	uint64_t edge_count[AN_RULE_NR];	/* kept after reduction */
+	uint64_t edges_raw, edges_reduced, edges_gap, edges_time;
+	uint64_t blocked_unexplained, wakeups_outside, wakeups_untraced;
+	uint64_t pipe_bytes_unmatched;
+	uint64_t bad_records;	/* syscall records whose tails do not parse */
+	void *state;		/* struct an_state of state.c during inference */
+};
+
+void *vec__push(struct an_vec *v);
+void *vec__at(const struct an_vec *v, size_t i);
+void vec__free(struct an_vec *v);
+
+static inline const struct iot_syscall *an__rec(const struct analysis *an, uint32_t id)
+{
+	return (const struct iot_syscall *)(an->arena + an->ev[id].rec);
+}
+
+static inline struct an_thread *an__thread(const struct analysis *an, uint32_t tidx)
+{
+	return vec__at(&an->threads, tidx);
+}
+
+/* Thread index of tid, or AN_NONE. */
+uint32_t an__tidx(const struct analysis *an, uint32_t tid);
+/* The process record of pid, created when new; NULL on ENOMEM. */
+struct an_proc *an__proc(struct analysis *an, uint32_t pid);
+/* Thread tidx's call in progress at ts, or its last call entered before ts. */
+uint32_t an__call_at(const struct analysis *an, uint32_t tidx, uint64_t ts, bool in_progress);
+/* Records an edge if its rule is on; drops same-thread edges.  0 or -ENOMEM. */
+int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind, uint32_t info);
+/* Notes that path existed before the trace (or was created by it). */
+void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint64_t size,
+		   bool created);
+
+/* emit.c: "file", "dir", "fifo", ... */
+const char *an__ftype_name(unsigned int t);
+/* compute_ns before call id; *wall when it is the wall gap (no on-CPU data). */
+uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall);
+/* Lost events as info reports them.  Counters of the inference as JSON. */
+uint64_t an__lost(const struct analysis *an);
+struct json_t;
+struct json_t *an__counters_json(const struct analysis *an);
+
+/* load.c */
+int an__load(struct analysis *an, const char *path, const void *buf, size_t len);
+/* state.c: fds, paths, files; stage, name and seq rules; resolved paths */
+int an__state(struct analysis *an);
+/* Event ids in exit order (state.c).  Caller frees; NULL on ENOMEM. */
+uint32_t *an__exit_order(const struct analysis *an);
+/* data.c: pipe, socket and file data edges */
+int an__data(struct analysis *an);
+/* sched.c: process and wakeup edges, blocked calls */
+int an__sched(struct analysis *an);
+/* reduce.c: gap filter, transitive reduction, deps per event */
+int an__reduce(struct analysis *an, bool cross_thread);
+
+#endif

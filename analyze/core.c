@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The analysis object: construction, the passes in order, lookups. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+#include "log.h"
+
+static const char *const rule_names[AN_RULE_NR] = {
+	[AN_RULE_PROCESS] = "process", [AN_RULE_WAKEUP] = "wakeup", [AN_RULE_DATA] = "data",
+	[AN_RULE_STAGE] = "stage",     [AN_RULE_NAME] = "name",     [AN_RULE_SEQ] = "seq",
+};
+
+const char *an_rule__name(enum an_rule r)
+{
+	return r < AN_RULE_NR ? rule_names[r] : "unknown";
+}
+
+int an_rule__parse(const char *list, unsigned int *mask)
+{
+	const char *p = list;
+
+	*mask = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int r;
+
+		for (r = 0; r < AN_RULE_NR; r++)
+			if (strlen(rule_names[r]) == len && !strncmp(p, rule_names[r], len))
+				break;
+		if (r == AN_RULE_NR && len == 3 && !strncmp(p, "all", 3))
+			*mask |= (1u << AN_RULE_NR) - 1;
+		else if (r == AN_RULE_NR)
+			return -EINVAL;
+		else
+			*mask |= 1u << r;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+void *vec__push(struct an_vec *v)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		void *n = realloc(v->v, cap * v->esz);
+
+		if (!n)
+			return NULL;
+		v->v = n;
+		v->cap = cap;
+	}
+	return memset((char *)v->v + v->n++ * v->esz, 0, v->esz);
+}
+
+void *vec__at(const struct an_vec *v, size_t i)
+{
+	return (char *)v->v + i * v->esz;
+}
+
+void vec__free(struct an_vec *v)
+{
+	free(v->v);
+	v->v = NULL;
+	v->n = v->cap = 0;
+}
+
+uint32_t an__tidx(const struct analysis *an, uint32_t tid)
+{
+	return htab__get(&an->tid_idx, tid);
+}
+
+struct an_proc *an__proc(struct analysis *an, uint32_t pid)
+{
+	uint32_t idx = htab__get(&an->pid_idx, pid);
+	struct an_proc *p;
+
+	if (idx != AN_NONE)
+		return vec__at(&an->procs, idx);
+	p = vec__push(&an->procs);
+	if (!p || htab__set(&an->pid_idx, pid, an->procs.n - 1))
+		return NULL;
+	*p = (struct an_proc){ .pid = pid, .comm = AN_NONE, .cwd = AN_NONE, .exe = AN_NONE };
+	return p;
+}
+
+uint32_t an__call_at(const struct analysis *an, uint32_t tidx, uint64_t ts, bool in_progress)
+{
+	const struct an_thread *t = an__thread(an, tidx);
+	uint32_t lo = 0, hi = t->nev, id;
+
+	while (lo < hi) {	/* first call entered after ts */
+		uint32_t mid = (lo + hi) / 2;
+
+		if (an->ev[t->ev[mid]].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return AN_NONE;
+	id = t->ev[lo - 1];
+	if (in_progress && an->ev[id].end < ts)
+		return AN_NONE;
+	return id;
+}
+
+int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind, uint32_t info)
+{
+	struct an_edge *e;
+
+	if (!an->opts.infer || !(an->opts.rules & (1u << kind)) || from == AN_NONE || to == AN_NONE || from == to)
+		return 0;
+	if (an->ev[from].tidx == an->ev[to].tidx)
+		return 0;
+	e = vec__push(&an->edges);
+	if (!e)
+		return -ENOMEM;
+	*e = (struct an_edge){ .from = from, .to = to, .kind = kind, .info = info };
+	an->edges_raw++;
+	return 0;
+}
+
+void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint64_t size,
+		   bool created)
+{
+	uint32_t idx = htab__get(&an->file_idx, path);
+	struct an_file *f;
+
+	if (path == AN_NONE)
+		return;
+	if (idx != AN_NONE) {
+		f = vec__at(&an->files, idx);
+		if (!f->created && ftype == IOT_FT_REG && size > f->size)
+			f->size = size;
+		return;
+	}
+	f = vec__push(&an->files);
+	if (!f || htab__set(&an->file_idx, path, an->files.n - 1))
+		return;
+	*f = (struct an_file){ .path = path, .type = ftype, .size = size, .created = created,
+			       .target = AN_NONE };
+}
+
+static void init_vecs(struct analysis *an)
+{
+	an->threads.esz = sizeof(struct an_thread);
+	an->procs.esz = sizeof(struct an_proc);
+	an->side.esz = sizeof(struct an_side);
+	an->edges.esz = sizeof(struct an_edge);
+	an->deps.esz = sizeof(struct an_edge);
+	an->files.esz = sizeof(struct an_file);
+	an->snaps.esz = sizeof(uint64_t);
+}
+
+static int run(struct analysis *an, const char *path, const void *buf, size_t len)
+{
+	int err = an__load(an, path, buf, len);
+
+	if (!err)
+		err = an__state(an);
+	if (!err && an->opts.infer)
+		err = an__data(an);
+	if (!err && an->opts.infer)
+		err = an__sched(an);
+	if (!err)
+		err = an__reduce(an, an->opts.infer);
+	return err;
+}
+
+struct analysis *analysis__new(const char *path, const void *buf, size_t len,
+			       const struct an_opts *opts)
+{
+	struct analysis *an = calloc(1, sizeof(*an));
+	int err;
+
+	if (!an)
+		return NULL;
+	an->opts = *opts;
+	init_vecs(an);
+	err = run(an, path, buf, len);
+	if (err) {
+		if (err == -ENOMEM)
+			err("analyze: out of memory");
+		analysis__free(an);
+		errno = -err;
+		return NULL;
+	}
+	return an;
+}
+
+void analysis__free(struct analysis *an)
+{
+	if (!an)
+		return;
+	for (size_t i = 0; i < an->threads.n; i++) {
+		free(an__thread(an, i)->ev);
+		free(an__thread(an, i)->gap_ts);
+	}
+	vec__free(&an->threads);
+	vec__free(&an->procs);
+	vec__free(&an->side);
+	vec__free(&an->edges);
+	vec__free(&an->deps);
+	vec__free(&an->files);
+	vec__free(&an->snaps);
+	htab__free(&an->tid_idx);
+	htab__free(&an->pid_idx);
+	htab__free(&an->file_idx);
+	strtab__free(&an->strs);
+	free(an->dep_off);
+	free(an->evflags);
+	free(an->ev);
+	free(an->arena);
+	free(an);
+}

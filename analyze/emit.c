@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The annotated trace, docs/annotated-format.md: a header line written with
+ * jansson, then one line per call in enter-time order from a buffered writer
+ * (jansson objects per event would cost several times the analysis itself).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <jansson.h>
+
+#include "an.h"
+#include "jw.h"
+#include "record.h"
+#include "syscalls.h"
+
+#define AN_FORMAT_VERSION	1
+
+static const char *const ftype_names[] = {
+	[IOT_FT_NONE] = "none", [IOT_FT_REG] = "file", [IOT_FT_DIR] = "dir",
+	[IOT_FT_FIFO] = "fifo", [IOT_FT_SOCK] = "socket", [IOT_FT_CHR] = "chr",
+	[IOT_FT_BLK] = "blk",	[IOT_FT_LNK] = "symlink", [IOT_FT_ANON] = "anon",
+	[IOT_FT_OTHER] = "other",
+};
+
+const char *an__ftype_name(unsigned int t)
+{
+	return t <= IOT_FT_OTHER ? ftype_names[t] : "other";
+}
+
+static void put_fd(struct jw *w, const struct analysis *an, uint32_t id, const struct sc_view *v,
+		   unsigned int which, int fd)
+{
+	jw__lit(w, "{\"fd\":");
+	jw__s64(w, fd);
+	for (unsigned int i = 0; i < v->sc->nfd; i++) {
+		const struct iot_fd *f = &v->fds[i];
+		const char *path = i < 2 ? strtab__str(&an->strs, an->ev[id].fdpath[i]) : NULL;
+
+		if (f->which != which)
+			continue;
+		if (path) {
+			jw__lit(w, ",\"path\":");
+			jw__str(w, path);
+		}
+		jw__lit(w, ",\"type\":\"");
+		jw__lit(w, an__ftype_name(f->ftype));
+		jw__lit(w, "\",\"dev\":");
+		jw__u64(w, f->dev);
+		jw__lit(w, ",\"ino\":");
+		jw__u64(w, f->ino);
+		jw__lit(w, ",\"pos\":");
+		jw__s64(w, f->pos);
+		break;
+	}
+	jw__lit(w, "}");
+}
+
+static bool offset_like(const char *name)
+{
+	return name && (strstr(name, "offset") || strstr(name, "pos") || !strcmp(name, "len") ||
+			!strcmp(name, "length"));
+}
+
+static void put_arg(struct jw *w, const struct analysis *an, uint32_t id, const struct sc_view *v,
+		    const struct syscall_info *si, unsigned int i)
+{
+	uint64_t raw = v->sc->args[i];
+	const char *s;
+
+	jw__key(w, si->argname[i] ? si->argname[i] : "arg");
+	switch (si->arg[i]) {
+	case SA_DIRFD:
+		if ((int32_t)raw == AT_FDCWD) {
+			jw__lit(w, "\"AT_FDCWD\"");
+			return;
+		}
+		/* fallthrough */
+	case SA_FD:
+		put_fd(w, an, id, v, i, (int32_t)raw);
+		return;
+	case SA_PATH:
+		s = sc_view__str(v, i);
+		if (s)
+			jw__str(w, s);
+		else
+			jw__lit(w, "null");
+		return;
+	case SA_INT:
+		jw__s64(w, offset_like(si->argname[i]) ? (int64_t)raw : (int64_t)(int32_t)raw);
+		return;
+	default:
+		jw__u64(w, raw);
+		return;
+	}
+}
+
+static void put_resolved(struct jw *w, const struct analysis *an, uint32_t id,
+			 const struct sc_view *v, const struct syscall_info *si)
+{
+	bool any = false;
+
+	for (unsigned int k = 0; k < v->nstr && k < 2; k++) {
+		const char *p = strtab__str(&an->strs, an->ev[id].apath[k]);
+		unsigned int which = v->strh[k]->which;
+
+		if (!p || which >= 6 || !si->argname[which])
+			continue;
+		jw__lit(w, any ? "," : ",\"resolved\":{");
+		jw__key(w, si->argname[which]);
+		jw__str(w, p);
+		any = true;
+	}
+	if (any)
+		jw__lit(w, "}");
+}
+
+static void put_addr(struct jw *w, const char *key, const uint8_t *a, unsigned int family,
+		     unsigned int port)
+{
+	char buf[INET6_ADDRSTRLEN] = "";
+
+	jw__key(w, key);
+	if (family == AF_INET || family == AF_INET6)
+		inet_ntop(family, a, buf, sizeof(buf));
+	jw__str(w, buf);
+	jw__lit(w, ",\"");
+	jw__lit(w, key[0] == 'l' ? "lport" : "rport");
+	jw__lit(w, "\":");
+	jw__u64(w, port);
+}
+
+static void put_sock(struct jw *w, const struct iot_sock *s)
+{
+	jw__lit(w, ",\"sock\":{\"family\":");
+	jw__u64(w, s->family);
+	jw__lit(w, ",\"type\":");
+	jw__u64(w, s->type);
+	jw__lit(w, ",\"ino\":");
+	jw__u64(w, s->ino);
+	jw__lit(w, ",\"peer_ino\":");
+	jw__u64(w, s->peer_ino);
+	jw__lit(w, ",");
+	put_addr(w, "laddr", s->laddr, s->family, s->lport);
+	jw__lit(w, ",");
+	put_addr(w, "raddr", s->raddr, s->family, s->rport);
+	jw__lit(w, "}");
+}
+
+static void put_deps(struct jw *w, const struct analysis *an, uint32_t id)
+{
+	const struct an_edge *d = an->deps.v;
+
+	jw__lit(w, ",\"deps\":[");
+	for (uint32_t k = an->dep_off[id]; k < an->dep_off[id + 1]; k++) {
+		jw__lit(w, k == an->dep_off[id] ? "{\"id\":" : ",{\"id\":");
+		jw__u64(w, d[k].from);
+		jw__lit(w, ",\"kind\":\"");
+		jw__lit(w, an_rule__name(d[k].kind));
+		jw__lit(w, "\"}");
+	}
+	jw__lit(w, "]");
+}
+
+/* On-CPU time since the previous call returned, or the wall gap when unknown. */
+uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall)
+{
+	const struct an_event *e = &an->ev[id];
+	const struct iot_syscall *sc = an__rec(an, id);
+	const struct an_thread *t = an__thread(an, e->tidx);
+	const struct an_event *prev = e->pos ? &an->ev[t->ev[e->pos - 1]] : NULL;
+
+	*wall = sc->flags & IOT_SCF_NO_CPU;
+	if (!*wall)
+		return sc->cpu_ns;
+	return prev && e->ts > prev->end ? e->ts - prev->end : 0;
+}
+
+static void put_times(struct jw *w, const struct analysis *an, uint32_t id)
+{
+	const struct an_event *e = &an->ev[id];
+	const struct iot_syscall *sc = an__rec(an, id);
+	bool wall;
+	uint64_t c = an__compute(an, id, &wall);
+
+	jw__lit(w, ",\"ret\":");
+	jw__s64(w, sc->ret);
+	jw__lit(w, ",\"ts\":");
+	jw__u64(w, e->ts > an->t0 ? e->ts - an->t0 : 0);
+	jw__lit(w, ",\"dur\":");
+	jw__u64(w, sc->dur_ns);
+	jw__lit(w, ",\"compute_ns\":");
+	jw__u64(w, c);
+	jw__lit(w, wall ? ",\"compute_src\":\"wall\"" : ",\"compute_src\":\"oncpu\"");
+	if (sc->flags & IOT_SCF_NO_ENTER)
+		jw__lit(w, ",\"no_enter\":true");
+	if (sc->flags & IOT_SCF_NO_RETURN)
+		jw__lit(w, ",\"no_return\":true");
+	if (an->evflags[id] & EVF_GAP_BEFORE)
+		jw__lit(w, ",\"gap_before\":true");
+}
+
+static void put_event(struct jw *w, const struct analysis *an, uint32_t id)
+{
+	const struct iot_syscall *sc = an__rec(an, id);
+	const struct syscall_info *si = syscall__by_nr(sc->nr);
+	struct sc_view v;
+
+	jw__lit(w, "{\"type\":\"event\",\"id\":");
+	jw__u64(w, id);
+	jw__lit(w, ",\"pid\":");
+	jw__u64(w, sc->hdr.pid);
+	jw__lit(w, ",\"tid\":");
+	jw__u64(w, sc->hdr.tid);
+	jw__lit(w, ",\"call\":");
+	jw__str(w, syscall__name(sc->nr));
+	jw__lit(w, ",\"args\":{");
+	sc_view__parse(&sc->hdr, &v);
+	for (unsigned int i = 0; si && !(sc->flags & IOT_SCF_NO_ENTER) && i < si->nargs; i++) {
+		if (i)
+			jw__lit(w, ",");
+		put_arg(w, an, id, &v, si, i);
+	}
+	jw__lit(w, "}");
+	if (si)
+		put_resolved(w, an, id, &v, si);
+	if (v.sock)
+		put_sock(w, v.sock);
+	put_times(w, an, id);
+	put_deps(w, an, id);
+	jw__lit(w, "}\n");
+}
+
+static json_t *threads_json(const struct analysis *an)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < an->threads.n; i++) {
+		const struct an_thread *t = an__thread(an, i);
+		const char *comm = strtab__str(&an->strs, t->comm);
+
+		json_array_append_new(a, json_pack("{s:I, s:I, s:s?, s:I}", "tid",
+						   (json_int_t)t->tid, "pid", (json_int_t)t->pid,
+						   "comm", comm, "events", (json_int_t)t->nev));
+	}
+	return a;
+}
+
+static json_t *procs_json(const struct analysis *an)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < an->procs.n; i++) {
+		const struct an_proc *p = vec__at(&an->procs, i);
+
+		json_array_append_new(a, json_pack("{s:I, s:I, s:s?, s:s?, s:s?}", "pid",
+						   (json_int_t)p->pid, "ppid", (json_int_t)p->ppid,
+						   "comm", strtab__str(&an->strs, p->comm), "cwd",
+						   strtab__str(&an->strs, p->cwd), "exe",
+						   strtab__str(&an->strs, p->exe)));
+	}
+	return a;
+}
+
+static void add_file(json_t *a, json_t *seen, const char *path, const char *type, uint64_t size,
+		     const char *target)
+{
+	json_t *o;
+
+	if (json_object_get(seen, path))
+		return;
+	json_object_set_new(seen, path, json_true());
+	o = json_pack("{s:s, s:s}", "path", path, "type", type);
+	if (!strcmp(type, "file"))
+		json_object_set_new(o, "size", json_integer(size));
+	if (target)
+		json_object_set_new(o, "target", json_string(target));
+	json_array_append_new(a, o);
+}
+
+/* Files, directories and symlinks the trace used and did not create, and their parents. */
+static json_t *files_json(const struct analysis *an)
+{
+	json_t *a = json_array(), *seen = json_object();
+	char buf[4096];
+
+	for (size_t i = 0; i < an->files.n; i++) {
+		const struct an_file *f = vec__at(&an->files, i);
+		const char *p = strtab__str(&an->strs, f->path);
+
+		if (f->created || !p || p[0] != '/')
+			continue;
+		if (f->type != IOT_FT_REG && f->type != IOT_FT_DIR && f->type != IOT_FT_LNK)
+			continue;
+		snprintf(buf, sizeof(buf), "%s", p);
+		for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
+			*s = '\0';
+			add_file(a, seen, buf, "dir", 0, NULL);
+			*s = '/';
+		}
+		add_file(a, seen, p, an__ftype_name(f->type), f->size,
+			 strtab__str(&an->strs, f->target));
+	}
+	json_decref(seen);
+	return a;
+}
+
+json_t *an__counters_json(const struct analysis *an)
+{
+	json_t *edges = json_object(), *rules = json_array();
+
+	for (int r = 0; r < AN_RULE_NR; r++) {
+		json_object_set_new(edges, an_rule__name(r), json_integer(an->edge_count[r]));
+		if (an->opts.rules & (1u << r))
+			json_array_append_new(rules, json_string(an_rule__name(r)));
+	}
+	return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "edges", edges,
+			 "rules", rules, "edges_raw", (json_int_t)an->edges_raw,
+			 "edges_reduced", (json_int_t)an->edges_reduced, "edges_dropped_gap",
+			 (json_int_t)an->edges_gap, "edges_dropped_time",
+			 (json_int_t)an->edges_time, "blocked_unexplained",
+			 (json_int_t)an->blocked_unexplained, "wakeups_untraced",
+			 (json_int_t)an->wakeups_untraced, "wakeups_outside_calls",
+			 (json_int_t)an->wakeups_outside, "stream_bytes_unmatched",
+			 (json_int_t)an->pipe_bytes_unmatched);
+}
+
+uint64_t an__lost(const struct analysis *an)
+{
+	if (an->have_stats)
+		return an->loss[IOT_LOSS_RINGBUF] + an->loss[IOT_LOSS_STORAGE];
+	return an->seq_gaps;
+}
+
+static json_t *header_json(const struct analysis *an)
+{
+	json_t *h = json_pack("{s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:b, s:I, s:I}", "type",
+			      "header", "version", AN_FORMAT_VERSION, "threads", threads_json(an),
+			      "processes", procs_json(an), "files", files_json(an), "lost_events",
+			      (json_int_t)an__lost(an), "seq_gaps", (json_int_t)an->seq_gaps,
+			      "events", (json_int_t)an->nev, "causality", an->opts.infer,
+			      "bad_records", (json_int_t)an->bad_records, "clock_start_ns",
+			      (json_int_t)an->t0);
+
+	if (!h)
+		return NULL;
+	if (an->read_error)
+		json_object_set_new(h, "truncated", json_string(an->read_error));
+	if (an->opts.infer)
+		json_object_set_new(h, "causality_stats", an__counters_json(an));
+	return h;
+}
+
+int analysis__write_jsonl(const struct analysis *an, FILE *f)
+{
+	json_t *h = header_json(an);
+	struct jw *w;
+	int err;
+
+	if (!h)
+		return -ENOMEM;
+	err = json_dumpf(h, f, JSON_COMPACT | JSON_SORT_KEYS) ? -EIO : 0;
+	json_decref(h);
+	if (err || fputc('\n', f) == EOF)
+		return -(errno ? errno : EIO);
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	jw__init(w, f);
+	for (uint32_t i = 0; i < an->nev && !w->err; i++)
+		put_event(w, an, i);
+	err = jw__flush(w);
+	free(w);
+	return err;
+}

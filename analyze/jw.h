@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A fast, buffered writer of JSON text for the event lines (jansson writes the rest). */
+#ifndef IOTRACE_JW_H
+#define IOTRACE_JW_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define JW_BUF	(1u << 20)
+
+struct jw {
+	FILE *f;
+	size_t len;
+	int err;	/* first write error, -errno */
+	char buf[JW_BUF];
+};
+
+/* The caller owns w (it is large: allocate it) and f. */
+void jw__init(struct jw *w, FILE *f);
+void jw__raw(struct jw *w, const char *s, size_t n);
+void jw__lit(struct jw *w, const char *s);
+void jw__u64(struct jw *w, uint64_t v);
+void jw__s64(struct jw *w, int64_t v);
+/* A JSON string, quoted and escaped. */
+void jw__str(struct jw *w, const char *s);
+/* "key": */
+void jw__key(struct jw *w, const char *k);
+/* Writes out the buffer.  0 or the first error. */
+int jw__flush(struct jw *w);
+
+#endif

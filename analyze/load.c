@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading a trace into the model: every syscall record is copied into one
+ * arena and indexed by a 48-byte struct an_event; threads, processes and the
+ * scheduler records the later passes need are kept beside them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+#include "log.h"
+#include "record.h"
+#include "trace.h"
+
+static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off)
+{
+	if (an->arena_len + h->size > an->arena_cap) {
+		size_t cap = an->arena_cap ? an->arena_cap * 2 : (1u << 20);
+		unsigned char *n;
+
+		while (cap < an->arena_len + h->size)
+			cap *= 2;
+		n = realloc(an->arena, cap);
+		if (!n)
+			return -ENOMEM;
+		an->arena = n;
+		an->arena_cap = cap;
+	}
+	memcpy(an->arena + an->arena_len, h, h->size);
+	*off = an->arena_len;
+	an->arena_len += (h->size + 7) & ~7u;
+	return 0;
+}
+
+static uint32_t thread_get(struct analysis *an, uint32_t pid, uint32_t tid)
+{
+	uint32_t idx = htab__get(&an->tid_idx, tid);
+	struct an_thread *t;
+
+	if (idx != AN_NONE)
+		return idx;
+	t = vec__push(&an->threads);
+	if (!t || htab__set(&an->tid_idx, tid, an->threads.n - 1))
+		return AN_NONE;
+	t->tid = tid;
+	t->pid = pid;
+	t->comm = AN_NONE;
+	t->first = AN_NONE;
+	if (!an__proc(an, pid))
+		return AN_NONE;
+	return an->threads.n - 1;
+}
+
+/* A gap in a thread's sequence numbers: records were lost there. */
+static int note_seq(struct analysis *an, const struct iot_hdr *h)
+{
+	uint32_t idx;
+	struct an_thread *t;
+
+	if (!h->seq)
+		return 0;
+	idx = thread_get(an, h->pid, h->tid);
+	if (idx == AN_NONE)
+		return -ENOMEM;
+	t = an__thread(an, idx);
+	if (t->last_seq && h->seq > t->last_seq + 1) {
+		uint64_t *g = realloc(t->gap_ts, (t->ngaps + 1) * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		g[t->ngaps++] = h->ts;
+		t->gap_ts = g;
+		an->seq_gaps += h->seq - t->last_seq - 1;
+	}
+	if (h->seq > t->last_seq)
+		t->last_seq = h->seq;
+	return 0;
+}
+
+static int add_syscall(struct analysis *an, const struct iot_hdr *h)
+{
+	const struct iot_syscall *sc = (const void *)h;
+	struct sc_view v;
+	struct an_event *e;
+	uint32_t tidx;
+
+	if (sc_view__parse(h, &v)) {
+		an->bad_records++;	/* malformed: counted, skipped */
+		return 0;
+	}
+	tidx = thread_get(an, h->pid, h->tid);
+	if (tidx == AN_NONE)
+		return -ENOMEM;
+	if (an->nev == an->evcap) {
+		uint32_t cap = an->evcap ? an->evcap * 2 : 4096;
+
+		e = realloc(an->ev, (size_t)cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		an->ev = e;
+		an->evcap = cap;
+	}
+	e = &an->ev[an->nev];
+	*e = (struct an_event){ .ts = h->ts, .end = h->ts + sc->dur_ns, .tidx = tidx,
+				.fdpath = { AN_NONE, AN_NONE }, .apath = { AN_NONE, AN_NONE } };
+	if (arena_put(an, h, &e->rec))
+		return -ENOMEM;
+	an->nev++;
+	return 0;
+}
+
+static int add_side(struct analysis *an, const struct iot_hdr *h, uint32_t a, uint32_t b)
+{
+	struct an_side *s = vec__push(&an->side);
+
+	if (!s)
+		return -ENOMEM;
+	*s = (struct an_side){ .ts = h->ts, .type = h->type, .pid = h->pid, .tid = h->tid,
+			       .a = a, .b = b };
+	return 0;
+}
+
+static int add_fork(struct analysis *an, const struct iot_fork *f)
+{
+	uint32_t parent = thread_get(an, f->hdr.pid, f->hdr.tid);
+	uint32_t child = thread_get(an, f->child_pid, f->child_tid);
+	struct an_proc *cp, *pp;
+
+	if (parent == AN_NONE || child == AN_NONE)
+		return -ENOMEM;
+	an__thread(an, child)->comm = an__thread(an, parent)->comm;
+	if (!f->thread) {
+		pp = an__proc(an, f->hdr.pid);
+		cp = an__proc(an, f->child_pid);
+		if (!pp || !cp)
+			return -ENOMEM;
+		cp->ppid = f->hdr.pid;
+		cp->comm = pp->comm;
+		cp->cwd = pp->cwd;
+		cp->exe = pp->exe;
+	}
+	return add_side(an, &f->hdr, f->child_pid, f->child_tid);
+}
+
+static int add_exec(struct analysis *an, const struct iot_exec *x)
+{
+	char comm[sizeof(x->comm) + 1] = { 0 };
+	uint32_t idx = thread_get(an, x->hdr.pid, x->hdr.tid);
+	struct an_proc *p = an__proc(an, x->hdr.pid);
+
+	if (idx == AN_NONE || !p)
+		return -ENOMEM;
+	memcpy(comm, x->comm, sizeof(x->comm));
+	p->comm = an__thread(an, idx)->comm = strtab__intern(&an->strs, comm);
+	return add_side(an, &x->hdr, x->old_tid, 0);
+}
+
+static int add_proc(struct analysis *an, const struct iot_hdr *h)
+{
+	const struct iot_proc *pr = (const void *)h;
+	const char *s[4] = { 0 };
+	struct an_proc *p = an__proc(an, h->pid);
+	uint32_t idx = thread_get(an, h->pid, h->pid);
+
+	if (!p || idx == AN_NONE)
+		return -ENOMEM;
+	if (rec__strings(h, sizeof(*pr), pr->nstr, s, 4) < 0)
+		return 0;
+	p->ppid = pr->ppid;
+	p->comm = strtab__intern(&an->strs, s[0]);
+	p->cwd = strtab__intern(&an->strs, s[1]);
+	p->exe = strtab__intern(&an->strs, s[2]);
+	p->from_snapshot = true;
+	an__thread(an, idx)->comm = p->comm;
+	return 0;
+}
+
+static int add_thread_snap(struct analysis *an, const struct iot_hdr *h)
+{
+	const struct iot_thread *th = (const void *)h;
+	const char *s[1] = { 0 };
+	uint32_t idx = thread_get(an, h->pid, h->tid);
+
+	if (idx == AN_NONE)
+		return -ENOMEM;
+	if (rec__strings(h, sizeof(*th), th->nstr, s, 1) > 0)
+		an__thread(an, idx)->comm = strtab__intern(&an->strs, s[0]);
+	return 0;
+}
+
+static int add_snap(struct analysis *an, const struct iot_hdr *h)
+{
+	uint64_t *off = vec__push(&an->snaps);
+
+	return off ? arena_put(an, h, off) : -ENOMEM;
+}
+
+static int add_record(struct analysis *an, const struct iot_hdr *h)
+{
+	const struct iot_wakeup *w = (const void *)h;
+	const struct iot_exit *x = (const void *)h;
+	int err = note_seq(an, h);
+
+	if (err)
+		return err;
+	if (rec__min_size(h->type) && h->size < rec__min_size(h->type))
+		return 0;
+	switch (h->type) {
+	case IOT_REC_SYSCALL:
+		return add_syscall(an, h);
+	case IOT_REC_FORK:
+		return add_fork(an, (const void *)h);
+	case IOT_REC_EXEC:
+		return add_exec(an, (const void *)h);
+	case IOT_REC_EXIT:
+		return add_side(an, h, x->group_dead, (uint32_t)x->exit_code);
+	case IOT_REC_WAKEUP:
+		return add_side(an, h, w->waker_pid, w->waker_tid);
+	case IOT_REC_META:
+		an->t0 = h->ts;
+		return 0;
+	case IOT_REC_PROC:
+		return add_proc(an, h);
+	case IOT_REC_THREAD:
+		return add_thread_snap(an, h);
+	case IOT_REC_FDSNAP:
+	case IOT_REC_MAPSNAP:
+		return add_snap(an, h);
+	case IOT_REC_STATS:
+		memcpy(an->loss, ((const struct iot_stats *)h)->loss, sizeof(an->loss));
+		an->have_stats = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct an_event *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->tidx != y->tidx)
+		return x->tidx < y->tidx ? -1 : 1;
+	return x->rec < y->rec ? -1 : (x->rec > y->rec);
+}
+
+static int thread_push(struct an_thread *t, uint32_t id)
+{
+	if (t->nev == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		uint32_t *n = realloc(t->ev, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->ev = n;
+		t->cap = cap;
+	}
+	t->ev[t->nev++] = id;
+	return 0;
+}
+
+/* Enter-time order, per-thread lists, and which calls follow a loss gap. */
+static int index_events(struct analysis *an)
+{
+	qsort(an->ev, an->nev, sizeof(*an->ev), cmp_event);
+	an->evflags = calloc(an->nev + 1, 1);
+	if (!an->evflags)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < an->nev; i++) {
+		struct an_thread *t = an__thread(an, an->ev[i].tidx);
+
+		an->ev[i].pos = t->nev;
+		if (t->first == AN_NONE)
+			t->first = i;
+		if (thread_push(t, i))
+			return -ENOMEM;
+	}
+	for (size_t ti = 0; ti < an->threads.n; ti++) {
+		struct an_thread *t = an__thread(an, ti);
+		uint32_t g = 0;
+
+		for (uint32_t k = 0; k < t->nev && g < t->ngaps; k++) {
+			if (an->ev[t->ev[k]].ts < t->gap_ts[g])
+				continue;
+			an->evflags[t->ev[k]] |= EVF_GAP_BEFORE;
+			while (g < t->ngaps && t->gap_ts[g] <= an->ev[t->ev[k]].ts)
+				g++;
+		}
+	}
+	if (!an->t0 && an->nev)
+		an->t0 = an->ev[0].ts;
+	return 0;
+}
+
+static struct trace_reader *open_reader(const char *path, const void *buf, size_t len)
+{
+	uint32_t version = 0;
+	struct trace_reader *r;
+
+	if (path)
+		return trace_open_or_explain(path);
+	r = trace_reader__open_mem(buf, len, &version);
+	if (!r)
+		err("trace in memory: %s", errno == EPROTONOSUPPORT ? "unknown format version" :
+								      "not an iotrace trace");
+	return r;
+}
+
+int an__load(struct analysis *an, const char *path, const void *buf, size_t len)
+{
+	struct trace_reader *r = open_reader(path, buf, len);
+	const struct iot_hdr *h;
+	uint64_t nrec = 0;
+	int err = 0, ret;
+
+	if (!r)
+		return -errno;
+	while (!err && (ret = trace_reader__next(r, &h)) == 1) {
+		err = add_record(an, h);
+		nrec++;
+	}
+	if (trace_reader__error(r))
+		an->read_error = strtab__str(&an->strs,
+					     strtab__intern(&an->strs, trace_reader__error(r)));
+	trace_reader__free(r);
+	if (err)
+		return err;
+	if (!nrec) {
+		err("%s: empty trace: no records", path ? path : "trace");
+		return -EBADMSG;
+	}
+	return index_events(an);
+}

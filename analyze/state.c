@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The state pass: replays every call's effect on fd tables, paths and files
+ * in exit order (fork and exec records at their time), resolves the paths
+ * each call used, and emits the ROOT edges: stage, name and seq.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "record.h"
+#include "state.h"
+#include "syscalls.h"
+
+#define FD_LIMIT	(1 << 20)	/* fds above this are not tracked */
+#define CLOSE_RANGE_CLOEXEC_FLAG (1u << 2)
+
+struct st_proc *st__proc(struct analysis *an, uint32_t pid)
+{
+	struct an_state *st = an->state;
+	uint32_t idx = htab__get(&st->proc_idx, pid);
+	struct st_proc *p;
+	uint32_t ai;
+
+	if (idx != AN_NONE)
+		return vec__at(&st->procs, idx);
+	p = vec__push(&st->procs);
+	if (!p || htab__set(&st->proc_idx, pid, st->procs.n - 1))
+		return NULL;
+	p->pid = pid;
+	p->cwd = AN_NONE;
+	ai = htab__get(&an->pid_idx, pid);
+	if (ai != AN_NONE)
+		p->cwd = ((struct an_proc *)vec__at(&an->procs, ai))->cwd;
+	return p;
+}
+
+struct fdslot *st__fd(struct st_proc *p, int fd, bool grow)
+{
+	if (fd < 0 || fd >= FD_LIMIT)
+		return NULL;
+	if ((uint32_t)fd >= p->nfd) {
+		uint32_t n = p->nfd ? p->nfd : 64;
+		struct fdslot *s;
+
+		if (!grow)
+			return NULL;
+		while (n <= (uint32_t)fd)
+			n *= 2;
+		s = realloc(p->fd, n * sizeof(*s));
+		if (!s)
+			return NULL;
+		memset(s + p->nfd, 0, (n - p->nfd) * sizeof(*s));
+		p->fd = s;
+		p->nfd = n;
+	}
+	return &p->fd[fd];
+}
+
+uint32_t st__res_new(struct analysis *an, uint32_t creator)
+{
+	struct an_state *st = an->state;
+	struct res *r = vec__push(&st->res);
+
+	if (!r)
+		return AN_NONE;
+	r->creator = r->last = creator;
+	return st->res.n - 1;
+}
+
+struct res *st__res(struct analysis *an, uint32_t idx)
+{
+	struct an_state *st = an->state;
+
+	return idx < st->res.n ? vec__at(&st->res, idx) : NULL;
+}
+
+/* A use: after the creation (stage, once per thread) and after the last use (seq). */
+int st__use(struct analysis *an, uint32_t ri, uint32_t ev, enum an_rule kind)
+{
+	struct res *r = st__res(an, ri);
+	uint32_t tidx = an->ev[ev].tidx, i;
+	int err = 0;
+
+	if (!r)
+		return 0;
+	for (i = 0; i < r->nusers && r->users[i].tidx != tidx; i++)
+		;
+	if (i == r->nusers) {
+		struct res_user *u = realloc(r->users, (i + 1) * sizeof(*u));
+
+		if (!u)
+			return -ENOMEM;
+		r->users = u;
+		r->nusers++;
+		u[i].tidx = tidx;
+		err = an__edge(an, r->creator, ev, kind, 0);
+	}
+	r->users[i].ev = ev;
+	if (!err)
+		err = an__edge(an, r->last, ev, AN_RULE_SEQ, 0);
+	r->last = ev;
+	return err;
+}
+
+/* A deletion: after the creation and after every thread's last use. */
+int st__delete(struct analysis *an, uint32_t ri, uint32_t ev)
+{
+	struct res *r = st__res(an, ri);
+	int err;
+
+	if (!r)
+		return 0;
+	err = an__edge(an, r->creator, ev, AN_RULE_STAGE, 0);
+	for (uint32_t i = 0; !err && i < r->nusers; i++)
+		err = an__edge(an, r->users[i].ev, ev, AN_RULE_STAGE, 0);
+	if (!err)
+		err = an__edge(an, r->last, ev, AN_RULE_SEQ, 0);
+	r->last = ev;
+	return err;
+}
+
+static uint32_t anon_name(struct analysis *an, const struct iot_fd *f)
+{
+	const char *kind = f->ftype == IOT_FT_FIFO ? "pipe" :
+			   f->ftype == IOT_FT_SOCK ? "socket" : "anon_inode";
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s:[%llu]", kind, (unsigned long long)f->ino);
+	return strtab__intern(&an->strs, buf);
+}
+
+static int fd_open(struct analysis *an, struct st_proc *p, const struct iot_fd *f, uint32_t path,
+		   uint32_t ev, bool cloexec)
+{
+	struct fdslot *s = f ? st__fd(p, f->fd, true) : NULL;
+
+	if (!s)
+		return f && f->fd >= 0 && f->fd < FD_LIMIT ? -ENOMEM : 0;
+	if (path == AN_NONE && f->ftype != IOT_FT_REG && f->ftype != IOT_FT_DIR)
+		path = anon_name(an, f);
+	*s = (struct fdslot){ .ino = f->ino, .dev = f->dev, .path = path, .ftype = f->ftype,
+			      .open = 1, .cloexec = cloexec, .res = st__res_new(an, ev) };
+	return s->res == AN_NONE ? -ENOMEM : 0;
+}
+
+static int fd_close(struct analysis *an, struct st_proc *p, int fd, uint32_t ev)
+{
+	struct fdslot *s = st__fd(p, fd, false);
+
+	if (!s || !s->open)
+		return 0;
+	s->open = 0;
+	return ev == AN_NONE ? 0 : st__delete(an, s->res, ev);
+}
+
+/* dup, dup2, dup3, fcntl(F_DUPFD*): a new generation of newfd, same file. */
+static int fd_dup(struct analysis *an, struct st_proc *p, int oldfd, int newfd, uint32_t ev,
+		  bool cloexec)
+{
+	struct fdslot *o = st__fd(p, oldfd, false);
+	struct iot_fd f;
+	int err;
+
+	if (oldfd == newfd || !o || !o->open)
+		return 0;
+	f = (struct iot_fd){ .ino = o->ino, .dev = o->dev, .fd = newfd, .ftype = o->ftype };
+	err = fd_close(an, p, newfd, ev);
+	return err ? err : fd_open(an, p, &f, f.ftype == IOT_FT_REG ? o->path : AN_NONE, ev,
+				   cloexec);
+}
+
+static int do_close_range(struct analysis *an, struct st_proc *p, const struct iot_syscall *sc,
+			  uint32_t ev)
+{
+	uint64_t last = sc->args[1] < p->nfd ? sc->args[1] : (uint64_t)p->nfd - 1;
+	int err = 0;
+
+	if (!p->nfd)
+		return 0;
+	for (uint64_t fd = sc->args[0]; !err && fd <= last; fd++) {
+		if (sc->args[2] & CLOSE_RANGE_CLOEXEC_FLAG)
+			p->fd[fd].cloexec = 1;
+		else
+			err = fd_close(an, p, fd, ev);
+	}
+	return err;
+}
+
+static bool has_cloexec(const struct syscall_info *si, const struct iot_syscall *sc)
+{
+	for (int i = 0; i < si->nargs; i++)
+		if (si->arg[i] == SA_OFLAGS)
+			return sc->args[i] & O_CLOEXEC;
+	return false;
+}
+
+static int do_fcntl(struct analysis *an, struct st_proc *p, const struct iot_syscall *sc,
+		    uint32_t ev)
+{
+	struct fdslot *s = st__fd(p, sc->args[0], false);
+
+	switch (sc->args[1]) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		return fd_dup(an, p, sc->args[0], sc->ret, ev, sc->args[1] == F_DUPFD_CLOEXEC);
+	case F_SETFD:
+		if (s)
+			s->cloexec = sc->args[2] & FD_CLOEXEC;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Which string arguments are paths to resolve (not xattr names, not symlink targets). */
+static bool is_path_arg(const struct syscall_info *si, unsigned int which)
+{
+	const char *n = si->argname[which];
+
+	return si->arg[which] == SA_PATH && n && strcmp(n, "name") && strcmp(n, "target");
+}
+
+static void annotate_strings(struct analysis *an, struct st_proc *p, const struct sc_view *v,
+			     const struct syscall_info *si, uint32_t ev)
+{
+	for (unsigned int k = 0; k < v->nstr && k < 2; k++) {
+		unsigned int w = v->strh[k]->which;
+		int dirfd = AT_FDCWD;
+
+		if (w >= 6 || !is_path_arg(si, w))
+			continue;
+		if (w > 0 && si->arg[w - 1] == SA_DIRFD)
+			dirfd = (int)v->sc->args[w - 1];
+		an->ev[ev].apath[k] = path__resolve(an, p->pid, dirfd, v->str[k]);
+	}
+}
+
+static void annotate_fds(struct analysis *an, struct st_proc *p, const struct sc_view *v,
+			 uint32_t ev, bool results)
+{
+	for (unsigned int i = 0; i < v->sc->nfd && i < 2; i++) {
+		const struct iot_fd *f = &v->fds[i];
+		struct fdslot *s;
+
+		if ((f->which < 6) == results || f->which == IOT_FD_STAT)
+			continue;
+		s = st__fd(p, f->fd, false);
+		if (s && s->open)
+			an->ev[ev].fdpath[i] = s->path;
+	}
+}
+
+static int use_fds(struct analysis *an, struct st_proc *p, const struct sc_view *v, uint32_t ev)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; !err && i < v->sc->nfd; i++) {
+		const struct iot_fd *f = &v->fds[i];
+		struct fdslot *s = f->which < 6 ? st__fd(p, f->fd, false) : NULL;
+
+		if (!s || !s->open)
+			continue;
+		err = st__use(an, s->res, ev, AN_RULE_STAGE);
+		if (!err && (f->ftype == IOT_FT_REG || f->ftype == IOT_FT_DIR))
+			err = st__use(an, file__res(an, f->dev, f->ino, AN_NONE), ev,
+				      AN_RULE_STAGE);
+	}
+	return err;
+}
+
+static unsigned int mode_ftype(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return IOT_FT_REG;
+	case S_IFDIR: return IOT_FT_DIR;
+	case S_IFLNK: return IOT_FT_LNK;
+	case S_IFIFO: return IOT_FT_FIFO;
+	case S_IFSOCK: return IOT_FT_SOCK;
+	case S_IFCHR: return IOT_FT_CHR;
+	default: return IOT_FT_OTHER;
+	}
+}
+
+/* Path arguments of calls that do not change the namespace are uses. */
+static int use_paths(struct analysis *an, const struct sc_view *v, uint32_t ev)
+{
+	const struct iot_fd *stat = sc_view__fd(v, IOT_FD_STAT);
+	int err = 0;
+
+	for (unsigned int k = 0; !err && k < 2; k++)
+		if (an->ev[ev].apath[k] != AN_NONE)
+			err = path__use(an, an->ev[ev].apath[k], ev);
+	if (stat && an->ev[ev].apath[0] != AN_NONE)
+		an__file_seen(an, an->ev[ev].apath[0], mode_ftype(stat->flags), stat->size,
+			      false);
+	if (v->sc->nr == SYS_readlink || v->sc->nr == SYS_readlinkat) {
+		const char *t = sc_view__str(v, IOT_STR_RESULT);
+		uint32_t fi = htab__get(&an->file_idx, an->ev[ev].apath[0]);
+
+		if (t && fi != AN_NONE) {
+			struct an_file *f = vec__at(&an->files, fi);
+
+			f->type = IOT_FT_LNK;
+			f->target = strtab__intern(&an->strs, t);
+		}
+	}
+	return err;
+}
+
+static int do_open(struct analysis *an, struct st_proc *p, const struct sc_view *v,
+		   const struct syscall_info *si, uint32_t ev)
+{
+	const struct iot_fd *f = sc_view__fd(v, IOT_FD_RET);
+	uint32_t path = an->ev[ev].apath[0];
+	uint64_t flags = 0;
+	bool created = false;
+	int err = 0;
+
+	for (int i = 0; i < si->nargs; i++)
+		if (si->arg[i] == SA_OFLAGS)
+			flags = v->sc->args[i];
+	if (v->sc->nr == SYS_creat)
+		flags = O_CREAT | O_TRUNC | O_WRONLY;
+	if (path != AN_NONE && (flags & O_CREAT) &&
+	    ((flags & O_EXCL) || (!path__known_exists(an, path) && f && !f->size))) {
+		created = true;
+		err = path__create(an, path, ev);
+	} else if (path != AN_NONE) {
+		err = path__use(an, path, ev);
+	}
+	if (f && path != AN_NONE)
+		an__file_seen(an, path, f->ftype, f->size, created);
+	if (!err && f && (f->ftype == IOT_FT_REG || f->ftype == IOT_FT_DIR))
+		err = st__use(an, file__res(an, f->dev, f->ino, created ? ev : AN_NONE), ev,
+			      AN_RULE_STAGE);
+	return err ? err : fd_open(an, p, f, path, ev, flags & O_CLOEXEC);
+}
+
+static int do_fdpair(struct analysis *an, struct st_proc *p, const struct sc_view *v,
+		     const struct syscall_info *si, uint32_t ev)
+{
+	bool cx = has_cloexec(si, v->sc);
+	int err = fd_open(an, p, sc_view__fd(v, IOT_FD_RET), AN_NONE, ev, cx);
+
+	if (!err)
+		err = fd_open(an, p, sc_view__fd(v, IOT_FD_RET0), AN_NONE, ev, cx);
+	if (!err)
+		err = fd_open(an, p, sc_view__fd(v, IOT_FD_RET1), AN_NONE, ev, cx);
+	return err;
+}
+
+static void do_exec(struct analysis *an, uint32_t pid)
+{
+	struct st_proc *p = st__proc(an, pid);
+
+	for (uint32_t fd = 0; p && fd < p->nfd; fd++)
+		if (p->fd[fd].cloexec)
+			fd_close(an, p, fd, AN_NONE);
+}
+
+static int do_meta(struct analysis *an, struct st_proc *p, const struct iot_syscall *sc,
+		   uint32_t ev)
+{
+	struct fdslot *s;
+
+	if (sc->nr == SYS_chdir && an->ev[ev].apath[0] != AN_NONE)
+		p->cwd = an->ev[ev].apath[0];
+	if (sc->nr == SYS_fchdir && (s = st__fd(p, sc->args[0], false)) && s->open)
+		p->cwd = s->path;
+	return 0;
+}
+
+static int apply_class(struct analysis *an, struct st_proc *p, const struct sc_view *v,
+		       const struct syscall_info *si, uint32_t ev)
+{
+	const struct iot_syscall *sc = v->sc;
+
+	switch (si->cls) {
+	case SC_OPEN:
+		return do_open(an, p, v, si, ev);
+	case SC_CLOSE:
+		if (sc->nr == SYS_close_range)
+			return do_close_range(an, p, sc, ev);
+		return fd_close(an, p, sc->args[0], ev);
+	case SC_DUP:
+		if (sc->nr == SYS_fcntl)
+			return do_fcntl(an, p, sc, ev);
+		return fd_dup(an, p, sc->args[0], sc->ret, ev, has_cloexec(si, sc));
+	case SC_PIPE:
+	case SC_SOCKET:
+		return do_fdpair(an, p, v, si, ev);
+	case SC_NAMESPACE:
+		return path__namespace(an, ev, sc->nr);
+	case SC_META:
+		return do_meta(an, p, sc, ev);
+	case SC_PROCESS:
+		if ((sc->nr == SYS_execve || sc->nr == SYS_execveat) && sc->ret == 0)
+			do_exec(an, p->pid);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int apply_call(struct analysis *an, uint32_t ev)
+{
+	const struct iot_syscall *sc = an__rec(an, ev);
+	const struct syscall_info *si = syscall__by_nr(sc->nr);
+	struct st_proc *p = st__proc(an, sc->hdr.pid);
+	struct sc_view v;
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	if (!si || sc_view__parse(&sc->hdr, &v))
+		return 0;
+	annotate_strings(an, p, &v, si, ev);
+	annotate_fds(an, p, &v, ev, false);
+	if (sc->ret < 0 || (sc->flags & IOT_SCF_NO_ENTER))
+		return 0;
+	err = use_fds(an, p, &v, ev);
+	if (!err && si->cls != SC_NAMESPACE && si->cls != SC_OPEN)
+		err = use_paths(an, &v, ev);
+	if (!err)
+		err = apply_class(an, p, &v, si, ev);
+	annotate_fds(an, p, &v, ev, true);
+	return err;
+}
+
+static int apply_fdsnap(struct analysis *an, const struct iot_hdr *h)
+{
+	const struct iot_fdsnap *fs = (const void *)h;
+	struct st_proc *p = st__proc(an, h->pid);
+	const char *s[1] = { 0 };
+	uint32_t path = AN_NONE;
+
+	if (!p)
+		return -ENOMEM;
+	if (rec__strings(h, sizeof(*fs), fs->nstr, s, 1) > 0 && s[0][0]) {
+		path = strtab__intern(&an->strs, s[0]);
+		if (s[0][0] == '/')
+			an__file_seen(an, path, fs->f.ftype, fs->f.size, false);
+	}
+	return fd_open(an, p, &fs->f, path, AN_NONE, fs->f.flags & O_CLOEXEC);
+}
+
+static int apply_fork(struct analysis *an, const struct an_side *s)
+{
+	struct st_proc *parent, *child;
+
+	if (s->type == IOT_REC_EXEC) {
+		do_exec(an, s->pid);
+		return 0;
+	}
+	if (s->type != IOT_REC_FORK || s->a == s->pid)
+		return 0;
+	parent = st__proc(an, s->pid);
+	child = parent ? st__proc(an, s->a) : NULL;
+	if (!child)
+		return -ENOMEM;
+	parent = st__proc(an, s->pid);	/* the vector may have moved */
+	free(child->fd);
+	child->fd = parent->nfd ? malloc(parent->nfd * sizeof(*child->fd)) : NULL;
+	if (parent->nfd && !child->fd)
+		return -ENOMEM;
+	if (parent->nfd)
+		memcpy(child->fd, parent->fd, parent->nfd * sizeof(*child->fd));
+	child->nfd = parent->nfd;
+	child->cwd = parent->cwd;
+	/* the child's fds are new generations in its own table; the fork edge orders them */
+	for (uint32_t fd = 0; fd < child->nfd; fd++)
+		if (child->fd[fd].open && (child->fd[fd].res = st__res_new(an, AN_NONE)) == AN_NONE)
+			return -ENOMEM;
+	return 0;
+}
+
+static const struct analysis *sort_an;
+
+static int cmp_end(const void *a, const void *b)
+{
+	const struct an_event *x = &sort_an->ev[*(const uint32_t *)a];
+	const struct an_event *y = &sort_an->ev[*(const uint32_t *)b];
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Event ids in exit order.  Caller frees. */
+uint32_t *an__exit_order(const struct analysis *an)
+{
+	uint32_t *o = malloc((an->nev + 1) * sizeof(*o));
+
+	if (!o)
+		return NULL;
+	for (uint32_t i = 0; i < an->nev; i++)
+		o[i] = i;
+	sort_an = an;
+	qsort(o, an->nev, sizeof(*o), cmp_end);
+	return o;
+}
+
+static int walk(struct analysis *an, const uint32_t *order)
+{
+	const struct an_side *side = an->side.v;
+	size_t si = 0;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < an->snaps.n; i++) {
+		const struct iot_hdr *h = (const void *)(an->arena +
+							 *(uint64_t *)vec__at(&an->snaps, i));
+
+		if (h->type == IOT_REC_FDSNAP)
+			err = apply_fdsnap(an, h);
+	}
+	for (uint32_t i = 0; !err && i < an->nev; i++) {
+		while (!err && si < an->side.n && side[si].ts <= an->ev[order[i]].end)
+			err = apply_fork(an, &side[si++]);
+		if (!err)
+			err = apply_call(an, order[i]);
+	}
+	return err;
+}
+
+static void state_free(struct an_state *st)
+{
+	for (size_t i = 0; i < st->procs.n; i++)
+		free(((struct st_proc *)vec__at(&st->procs, i))->fd);
+	for (size_t i = 0; i < st->res.n; i++)
+		free(((struct res *)vec__at(&st->res, i))->users);
+	vec__free(&st->procs);
+	vec__free(&st->res);
+	htab__free(&st->proc_idx);
+	htab__free(&st->file_res);
+	free(st->paths);
+	free(st);
+}
+
+int an__state(struct analysis *an)
+{
+	struct an_state *st = calloc(1, sizeof(*st));
+	uint32_t *order = an__exit_order(an);
+	int err;
+
+	if (!st || !order) {
+		free(st);
+		free(order);
+		return -ENOMEM;
+	}
+	st->procs.esz = sizeof(struct st_proc);
+	st->res.esz = sizeof(struct res);
+	an->state = st;
+	err = walk(an, order);
+	an->state = NULL;
+	state_free(st);
+	free(order);
+	return err;
+}

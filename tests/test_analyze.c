@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of analyze/: hand-built record sequences written with the trace
+ * writer into a memfd, analysed from memory, and checked edge by edge.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <CUnit/Basic.h>
+#include <jansson.h>
+
+#include "analyze.h"
+#include "record.h"
+#include "trace.h"
+
+#define NO	UINT32_MAX
+#define RULES_ALL ((1u << AN_RULE_NR) - 1)
+
+struct tb {
+	int fd;
+	struct trace_writer *w;
+	uint32_t seq[64];	/* by tid, tids below 64 */
+	void *buf;
+	size_t len;
+	struct analysis *an;
+};
+
+struct scspec {
+	uint32_t pid, tid;
+	int nr;
+	uint64_t ts, dur;
+	int64_t ret;
+	uint64_t a[6];
+	struct iot_fd fd[IOT_MAX_FDS];
+	int nfd;
+	const char *str[2];
+	int sw[2];
+	uint16_t flags;
+	uint64_t cpu, offcpu;
+	uint32_t skip;		/* records lost before this one in its thread */
+};
+
+static struct iot_fd FD(int which, int fd, int ftype, uint64_t ino)
+{
+	return (struct iot_fd){ .which = which, .fd = fd, .ftype = ftype, .ino = ino, .dev = 8 };
+}
+
+static void tb_init(struct tb *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->fd = memfd_create("trace", 0);
+	CU_ASSERT_FATAL(b->fd >= 0);
+	b->w = trace_writer__new(b->fd, 0);
+	CU_ASSERT_FATAL(b->w != NULL);
+}
+
+static void put(struct tb *b, struct iot_hdr *h)
+{
+	CU_ASSERT_FATAL(trace_writer__append(b->w, h) == 0);
+}
+
+static uint32_t next_seq(struct tb *b, uint32_t tid, uint32_t skip)
+{
+	b->seq[tid & 63] += 1 + skip;
+	return b->seq[tid & 63];
+}
+
+static void put_sc(struct tb *b, const struct scspec *s)
+{
+	static unsigned char buf[IOT_REC_MAX];
+	struct iot_syscall *sc = (void *)buf;
+	size_t off = sizeof(*sc) + s->nfd * sizeof(struct iot_fd);
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(sc->args, s->a, sizeof(sc->args));
+	sc->ret = s->ret;
+	sc->dur_ns = s->dur;
+	sc->cpu_ns = s->cpu;
+	sc->offcpu_ns = s->offcpu;
+	sc->nr = s->nr;
+	sc->flags = s->flags;
+	sc->nfd = s->nfd;
+	memcpy(sc + 1, s->fd, s->nfd * sizeof(struct iot_fd));
+	for (int k = 0; k < 2 && s->str[k]; k++) {
+		CU_ASSERT_FATAL(rec__put_str(buf, &off, sizeof(buf), s->sw[k], s->str[k],
+					     strlen(s->str[k]) + 1));
+		sc->nstr++;
+	}
+	sc->hdr = (struct iot_hdr){ .ts = s->ts, .pid = s->pid, .tid = s->tid,
+				    .seq = next_seq(b, s->tid, s->skip), .type = IOT_REC_SYSCALL,
+				    .size = off };
+	put(b, &sc->hdr);
+}
+
+#define SC(b, ...) put_sc(b, &(struct scspec){ __VA_ARGS__ })
+
+static void put_fork(struct tb *b, uint32_t pid, uint32_t tid, uint32_t cpid, uint32_t ctid,
+		     uint64_t ts)
+{
+	struct iot_fork f = { .child_pid = cpid, .child_tid = ctid, .thread = pid == cpid };
+
+	f.hdr = (struct iot_hdr){ .ts = ts, .pid = pid, .tid = tid, .seq = next_seq(b, tid, 0),
+				  .type = IOT_REC_FORK, .size = sizeof(f) };
+	put(b, &f.hdr);
+}
+
+static void put_exit(struct tb *b, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	struct iot_exit x = { .group_dead = 1 };
+
+	x.hdr = (struct iot_hdr){ .ts = ts, .pid = pid, .tid = tid, .seq = next_seq(b, tid, 0),
+				  .type = IOT_REC_EXIT, .size = sizeof(x) };
+	put(b, &x.hdr);
+}
+
+static void put_wake(struct tb *b, uint32_t pid, uint32_t tid, uint32_t wpid, uint32_t wtid,
+		     uint64_t ts)
+{
+	struct iot_wakeup w = { .waker_pid = wpid, .waker_tid = wtid };
+
+	w.hdr = (struct iot_hdr){ .ts = ts, .pid = pid, .tid = tid, .type = IOT_REC_WAKEUP,
+				  .size = sizeof(w) };
+	put(b, &w.hdr);
+}
+
+static void put_fdsnap(struct tb *b, uint32_t pid, int fd, uint64_t ino, const char *path)
+{
+	static unsigned char buf[IOT_REC_MAX];
+	struct iot_fdsnap *s = (void *)buf;
+	size_t off = sizeof(*s);
+
+	memset(buf, 0, sizeof(buf));
+	s->f = FD(0, fd, IOT_FT_REG, ino);
+	s->f.size = 4096;
+	s->nstr = 1;
+	CU_ASSERT_FATAL(rec__put_str(buf, &off, sizeof(buf), 0, path, strlen(path) + 1));
+	s->hdr = (struct iot_hdr){ .pid = pid, .tid = pid, .type = IOT_REC_FDSNAP, .size = off };
+	put(b, &s->hdr);
+}
+
+/* Finishes the trace and analyses it; rules 0 means no --infer-causality. */
+static struct analysis *tb_run(struct tb *b, unsigned int rules)
+{
+	struct an_opts o = { .infer = rules != 0, .rules = rules };
+	off_t len;
+
+	CU_ASSERT_FATAL(trace_writer__free(b->w) == 0);
+	len = lseek(b->fd, 0, SEEK_END);
+	b->buf = malloc(len + 1);
+	CU_ASSERT_FATAL(b->buf && pread(b->fd, b->buf, len, 0) == len);
+	b->len = len;
+	b->an = analysis__new(NULL, b->buf, b->len, &o);
+	return b->an;
+}
+
+static void tb_free(struct tb *b)
+{
+	analysis__free(b->an);
+	free(b->buf);
+	close(b->fd);
+}
+
+static uint32_t ev(struct tb *b, uint32_t tid, uint32_t n)
+{
+	return analysis__event_of(b->an, tid, n);
+}
+
+static bool dep(struct tb *b, uint32_t ftid, uint32_t fn, uint32_t ttid, uint32_t tn,
+		enum an_rule k)
+{
+	return analysis__has_dep(b->an, ev(b, ftid, fn), ev(b, ttid, tn), k);
+}
+
+/* fork -> the child's first call; the child's exit -> the wait4 that reaped it. */
+static void test_analyze__process(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_clone, .ts = 90, .dur = 30, .ret = 2, .cpu = 5);
+	put_fork(&b, 1, 1, 2, 2, 100);
+	SC(&b, .pid = 2, .tid = 2, .nr = SYS_close, .ts = 120, .dur = 5, .ret = -9, .a = { 9 });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_wait4, .ts = 150, .dur = 100, .ret = 2,
+	   .a = { -1 });
+	SC(&b, .pid = 2, .tid = 2, .nr = SYS_exit_group, .ts = 200, .flags = IOT_SCF_NO_RETURN);
+	put_exit(&b, 2, 2, 205);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_PROCESS));
+	CU_ASSERT(dep(&b, 2, 1, 1, 1, AN_RULE_PROCESS));
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 1)), 1);
+	tb_free(&b);
+
+	tb_init(&b);	/* the rule switched off: no edges */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_clone, .ts = 90, .dur = 30, .ret = 2);
+	put_fork(&b, 1, 1, 2, 2, 100);
+	SC(&b, .pid = 2, .tid = 2, .nr = SYS_close, .ts = 120, .dur = 5, .ret = -9, .a = { 9 });
+	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_WAKEUP) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 0)), 0);
+	tb_free(&b);
+}
+
+static void wakeup_trace(struct tb *b, uint32_t waker_tid, uint64_t wake_ts)
+{
+	tb_init(b);
+	SC(b, .pid = 1, .tid = 1, .nr = SYS_futex, .ts = 100, .dur = 100, .offcpu = 90,
+	   .a = { 0x1000, 0 });
+	SC(b, .pid = 1, .tid = 2, .nr = SYS_futex, .ts = 150, .dur = 10, .ret = 1,
+	   .a = { 0x1000, 1 });
+	put_wake(b, 1, 1, 1, waker_tid, wake_ts);
+}
+
+/* A thread blocked in futex and woken by another's futex wake. */
+static void test_analyze__wakeup(void)
+{
+	struct tb b;
+
+	wakeup_trace(&b, 2, 155);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 2, 0, 1, 0, AN_RULE_WAKEUP));
+	CU_ASSERT_EQUAL(analysis__counter(b.an, "blocked_unexplained"), 0);
+	tb_free(&b);
+
+	wakeup_trace(&b, 2, 155);	/* without --infer-causality: same events, no deps */
+	CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
+	CU_ASSERT_EQUAL(analysis__events(b.an), 2);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
+	tb_free(&b);
+}
+
+/* Woken while the waker was in no call (an interrupt), or by nobody traced. */
+static void test_analyze__wakeup_no_matching_call(void)
+{
+	struct tb b;
+
+	wakeup_trace(&b, 2, 170);	/* the wake call ended at 160 */
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
+	CU_ASSERT_EQUAL(analysis__counter(b.an, "blocked_unexplained"), 1);
+	tb_free(&b);
+
+	wakeup_trace(&b, 0, 155);	/* woken from interrupt */
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
+	CU_ASSERT_EQUAL(analysis__counter(b.an, "blocked_unexplained"), 1);
+	tb_free(&b);
+}
+
+static void pipe_trace(struct tb *b, uint32_t skip)
+{
+	tb_init(b);
+	SC(b, .pid = 1, .tid = 1, .nr = SYS_pipe2, .ts = 10, .dur = 5, .nfd = 2,
+	   .fd = { FD(IOT_FD_RET0, 3, IOT_FT_FIFO, 77), FD(IOT_FD_RET1, 4, IOT_FT_FIFO, 77) });
+	SC(b, .pid = 1, .tid = 1, .nr = SYS_write, .ts = 200, .dur = 10, .ret = 100,
+	   .a = { 4, 0, 100 }, .nfd = 1, .fd = { FD(0, 4, IOT_FT_FIFO, 77) });
+	SC(b, .pid = 1, .tid = 1, .nr = SYS_write, .ts = 300, .dur = 10, .ret = 50,
+	   .a = { 4, 0, 50 }, .nfd = 1, .fd = { FD(0, 4, IOT_FT_FIFO, 77) }, .skip = skip);
+	SC(b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 150, .dur = 250, .ret = 60,
+	   .a = { 3, 0, 60 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_FIFO, 77) });
+	SC(b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 450, .dur = 50, .ret = 90,
+	   .a = { 3, 0, 4096 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_FIFO, 77) });
+	SC(b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 550, .dur = 50, .ret = 10,
+	   .a = { 3, 0, 4096 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_FIFO, 77) });
+}
+
+/* Bytes are counted: a read depends on the writes whose bytes it took. */
+static void test_analyze__data_pipe_partial_reads(void)
+{
+	struct tb b;
+
+	pipe_trace(&b, 0);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 1, 1, 2, 0, AN_RULE_DATA));	/* 60 of write 1 */
+	CU_ASSERT(dep(&b, 1, 2, 2, 1, AN_RULE_DATA));	/* 40 of write 1, 50 of write 2 */
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 1)), 1);	/* write 1 is implied */
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 2)), 0);	/* nobody wrote these */
+	CU_ASSERT_EQUAL(analysis__counter(b.an, "stream_bytes_unmatched"), 10);
+	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 2, 0), 0), "pipe:[77]");
+	tb_free(&b);
+}
+
+/* A loss gap in the writer's thread stops inference across it. */
+static void test_analyze__loss_gap(void)
+{
+	struct tb b;
+
+	pipe_trace(&b, 3);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_FALSE(dep(&b, 1, 1, 2, 0, AN_RULE_DATA));
+	CU_ASSERT_FALSE(dep(&b, 1, 2, 2, 1, AN_RULE_DATA));
+	CU_ASSERT(analysis__counter(b.an, "edges_gap") >= 2);
+	CU_ASSERT_EQUAL(analysis__counter(b.an, "seq_gaps"), 3);
+	tb_free(&b);
+}
+
+/* A file write -> a later overlapping read by another thread, and nothing else. */
+static void test_analyze__data_file(void)
+{
+	struct tb b;
+	struct iot_fd f = FD(0, 3, IOT_FT_REG, 5);
+
+	tb_init(&b);
+	put_fdsnap(&b, 1, 3, 5, "/data");
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_pwrite64, .ts = 100, .dur = 10, .ret = 4096,
+	   .a = { 3, 0, 4096, 0 }, .nfd = 1, .fd = { f });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 105, .dur = 10, .ret = 100,
+	   .a = { 3, 0, 100, 1000 }, .nfd = 1, .fd = { f });	/* began before the write ended */
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 200, .dur = 10, .ret = 100,
+	   .a = { 3, 0, 100, 8192 }, .nfd = 1, .fd = { f });	/* does not overlap */
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 300, .dur = 10, .ret = 100,
+	   .a = { 3, 0, 100, 1000 }, .nfd = 1, .fd = { f });
+	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_DATA) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 0)), 0);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 1)), 0);
+	CU_ASSERT(dep(&b, 1, 0, 2, 2, AN_RULE_DATA));
+	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 2, 2), 0), "/data");
+	tb_free(&b);
+}
+
+#define AT_CWD	((uint64_t)(int64_t)-100)
+
+/* fd 3 closed by one thread and reused by another: two generations, each
+ * with its own path, and stage order open -> uses -> close across threads. */
+static void test_analyze__fd_reuse_after_close(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
+	   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_close, .ts = 30, .dur = 5, .a = { 3 },
+	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_openat, .ts = 40, .dur = 5, .ret = 3,
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/b" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 12) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_read, .ts = 50, .dur = 5, .ret = 10,
+	   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 12) });
+	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_STAGE) != NULL);
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));	/* open /a -> read */
+	CU_ASSERT(dep(&b, 2, 0, 1, 1, AN_RULE_STAGE));	/* read -> close */
+	CU_ASSERT(dep(&b, 2, 1, 1, 2, AN_RULE_STAGE));	/* open /b -> read */
+	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 2, 0), 0), "/a");
+	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 1, 2), 0), "/b");
+	tb_free(&b);
+}
+
+/* dup in one thread, the new fd used by another: it names the same file and
+ * depends on the dup. */
+static void test_analyze__dup_across_threads(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	put_fdsnap(&b, 1, 3, 5, "/data");
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_dup, .ts = 10, .dur = 5, .ret = 7, .a = { 3 },
+	   .nfd = 2, .fd = { FD(0, 3, IOT_FT_REG, 5), FD(IOT_FD_RET, 7, IOT_FT_REG, 5) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
+	   .a = { 7, 0, 10 }, .nfd = 1, .fd = { FD(0, 7, IOT_FT_REG, 5) });
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));
+	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 2, 0), 0), "/data");
+	tb_free(&b);
+}
+
+/* fds are inherited across fork: the child's fd 3 is the parent's file. */
+static void test_analyze__fd_inherited_across_fork(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/log" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_clone, .ts = 20, .dur = 10, .ret = 2);
+	put_fork(&b, 1, 1, 2, 2, 25);
+	SC(&b, .pid = 2, .tid = 2, .nr = SYS_write, .ts = 40, .dur = 5, .ret = 4,
+	   .a = { 3, 0, 4 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_close, .ts = 50, .dur = 5, .a = { 3 },
+	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 2, 0), 0), "/log");
+	CU_ASSERT(dep(&b, 1, 1, 2, 0, AN_RULE_PROCESS));
+	/* the parent's close ends the parent's fd, not the child's: no edge */
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 2)), 0);
+	tb_free(&b);
+}
+
+/* A directory renamed while a file in it is open: the fd follows the move,
+ * and a later open of the old path is a new generation of that name. */
+static void test_analyze__rename_dir_with_open_file(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
+	   .a = { AT_CWD, 0, O_RDWR }, .str = { "/d/f" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_rename, .ts = 20, .dur = 5,
+	   .str = { "/d", "/e" }, .sw = { 0, 1 });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_write, .ts = 30, .dur = 5, .ret = 4,
+	   .a = { 3, 0, 4 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_mkdir, .ts = 40, .dur = 5, .str = { "/d" },
+	   .sw = { 0 });
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 1, 1), 0), "/e/f");
+	/* the rename of /d comes after the open under it, the new /d after the rename */
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE) || dep(&b, 1, 0, 2, 0, AN_RULE_NAME));
+	CU_ASSERT(dep(&b, 2, 0, 1, 2, AN_RULE_NAME) || dep(&b, 2, 0, 1, 2, AN_RULE_STAGE));
+	tb_free(&b);
+}
+
+/* Threads that share nothing get no edges, whatever their timing. */
+static void test_analyze__no_interaction_no_edge(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	for (uint32_t i = 0; i < 20; i++) {
+		uint32_t tid = 1 + i % 2;
+
+		SC(&b, .pid = 1, .tid = tid, .nr = SYS_pread64, .ts = 10 + i * 10, .dur = 8,
+		   .ret = 100, .a = { 3 + tid, 0, 100, 0 }, .nfd = 1,
+		   .fd = { FD(0, 3 + tid, IOT_FT_REG, 20 + tid) });
+	}
+	CU_ASSERT_FATAL(tb_run(&b, (1u << AN_RULE_NR) - 1) != NULL);
+	for (uint32_t n = 0; n < 10; n++) {
+		CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, n)), 0);
+		CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, n)), 0);
+	}
+	tb_free(&b);
+}
+
+static CU_TestInfo tests[] = {
+	{ "process: fork and wait", test_analyze__process },
+	{ "wakeup", test_analyze__wakeup },
+	{ "wakeup with no matching call", test_analyze__wakeup_no_matching_call },
+	{ "data: pipe with partial reads", test_analyze__data_pipe_partial_reads },
+	{ "loss gap", test_analyze__loss_gap },
+	{ "data: file ranges", test_analyze__data_file },
+	{ "fd reuse after close", test_analyze__fd_reuse_after_close },
+	{ "dup across threads", test_analyze__dup_across_threads },
+	{ "fd inherited across fork", test_analyze__fd_inherited_across_fork },
+	{ "rename of a dir with an open file", test_analyze__rename_dir_with_open_file },
+	{ "no interaction, no edge", test_analyze__no_interaction_no_edge },
+	CU_TEST_INFO_NULL,
+};
+
+#define SUITE "analyze"
+#include "cu_main.h"
