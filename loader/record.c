@@ -328,6 +328,21 @@ static void reap_child(struct recorder *r)
 	}
 }
 
+/*
+ * The ring is ordered per CPU only: a child that exits at once on another
+ * CPU can have its exit record consumed before the fork record that made it
+ * live, and then it never leaves the set.  Ask the kernel now and then.
+ */
+static void prune_live(struct recorder *r)
+{
+	for (size_t i = r->live.n; i-- > 0;) {
+		pid_t pid = r->live.pids[i];
+
+		if (kill(pid, 0) && errno == ESRCH)
+			pidset__del(&r->live, pid);
+	}
+}
+
 static int drain_loop(struct recorder *r, double duration)
 {
 	uint64_t deadline = duration > 0 ? r->start_ns + duration * 1e9 : UINT64_MAX;
@@ -350,6 +365,7 @@ static int drain_loop(struct recorder *r, double duration)
 			if (e && !r->write_err)
 				r->write_err = e;
 			next_flush = now + FLUSH_NS;
+			prune_live(r);
 		}
 		if (now >= deadline)
 			break;
