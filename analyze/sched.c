@@ -76,12 +76,15 @@ static bool can_wake(const struct analysis *an, uint32_t id)
 		return false;
 	switch (si->cls) {
 	case SC_SYNCH:
-	case SC_WRITE:
-	case SC_CLOSE:
 	case SC_SOCKET:
 	case SC_PROCESS:
 		return true;
 	case SC_READ:
+	case SC_WRITE:
+	case SC_CLOSE:
+		/* only through a stream or an event fd: a regular file's I/O
+		 * wakes nobody but itself, and the timer or disk interrupt that
+		 * lands while it runs must not look like it did */
 		if (sc_view__parse(&sc->hdr, &v) || !(f = sc_view__fd(&v, 0)))
 			return false;
 		return f->ftype == IOT_FT_FIFO || f->ftype == IOT_FT_SOCK ||
