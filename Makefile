@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # iotrace: `make` builds build/iotrace; `make test`, `make demo`, `make bench`.
 
+SHELL		:= /bin/bash
 BUILD		?= build
 CC		?= gcc
 CLANG		?= clang
@@ -26,7 +27,7 @@ endif
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .SECONDARY:
-.PHONY: all deps test unit e2e demo bench bench-quick clean format-check
+.PHONY: all deps test unit e2e demo bench bench-quick clean format-check fuzz
 
 # Sources of the one binary; each folder adds its own files here.
 LIB_SRCS	:= $(wildcard lib/*.c)
@@ -93,14 +94,31 @@ $(BUILD)/progs/%: tests/progs/%.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -lpthread
 
-unit: $(UNIT_BINS)
-	$(Q)tests/run_unit.sh $(UNIT_BINS)
+# The same unit tests under AddressSanitizer and UndefinedBehaviorSanitizer,
+# from objects of their own, so a memory error fails `make test`.
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_OBJS	:= $(patsubst $(BUILD)/obj/%,$(BUILD)/san/obj/%,$(CORE_OBJS))
+SAN_BINS	:= $(patsubst tests/%.c,$(BUILD)/san/tests/%,$(UNIT_SRCS))
+
+$(BUILD)/san/obj/%.o: %.c | $(SKELS)
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC-SAN,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(BUILD)/san/tests/%: tests/%.c $(SAN_OBJS)
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC-SAN,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) $(filter %.c %.o,$^) -o $@ $(LDFLAGS) \
+		$(LDLIBS) -lcunit
+
+unit: $(UNIT_BINS) $(SAN_BINS)
+	$(Q)tests/run_unit.sh $(UNIT_BINS) $(SAN_BINS)
 
 e2e: $(BUILD)/iotrace $(PROG_BINS)
 	$(Q)tests/run_e2e.sh
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(PROG_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_BINS) $(PROG_BINS) $(FUZZ_BINS)
 	$(Q)tests/run_all.sh
 
 demo: deps
@@ -114,6 +132,30 @@ bench: deps
 bench-quick: deps
 	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS)
 	$(Q)bench/run.sh --quick
+
+# libFuzzer targets (clang): tests/fuzz/fuzz_*.c, seeds in tests/fuzz/corpus/NAME.
+# FUZZ_TIME seconds per target (default 60; the hardening bar is 600).
+FUZZ_TIME	?= 60
+FUZZ_FLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_LIB	:= $(LIB_SRCS) $(filter-out analyze/cmd.c analyze/export.c,$(ANALYZE_SRCS))
+FUZZ_SRCS	:= $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+
+$(BUILD)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(FUZZ_LIB) $(wildcard lib/*.h analyze/*.h)
+	$(Q)mkdir -p $(@D)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE $(filter %.c,$^) -o $@ \
+		-lz -ljansson -lbpf
+
+fuzz: $(FUZZ_BINS)
+	$(Q)for f in $(FUZZ_BINS); do \
+		n=$${f##*/}; mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+		echo "== $$n for $(FUZZ_TIME) s"; \
+		$$f -max_total_time=$(FUZZ_TIME) -close_fd_mask=2 -max_len=65536 -timeout=10 \
+			-artifact_prefix=$(BUILD)/fuzz/$$n- $(BUILD)/fuzz/corpus-$$n \
+			tests/fuzz/corpus/$${n#fuzz_} 2>&1 | grep -E 'Done [0-9]+ runs|ERROR|SUMMARY|crash' ; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
 
 format-check:
 	$(Q)clang-format --dry-run --Werror $(APP_SRCS) $(wildcard lib/*.h loader/*.h cli/*.h include/*.h)

@@ -328,7 +328,8 @@ int an__data(struct analysis *an)
 	if (!err)
 		err = collect(an, &it, &n);
 	if (!err)
-		qsort(it, n, sizeof(*it), cmp_item);
+		if (n)
+			qsort(it, n, sizeof(*it), cmp_item);
 	for (uint32_t i = 0; !err && i < n; i++) {
 		uint64_t bytes = an__rec(an, it[i].ev)->ret;
 

@@ -64,7 +64,7 @@ static int note_seq(struct analysis *an, const struct iot_hdr *h)
 	if (idx == AN_NONE)
 		return -ENOMEM;
 	t = an__thread(an, idx);
-	if (t->last_seq && h->seq > t->last_seq + 1) {
+	if (h->seq > t->last_seq + 1) {	/* from 0: sequences start at 1 */
 		uint64_t *g = realloc(t->gap_ts, (t->ngaps + 1) * sizeof(*g));
 
 		if (!g)
@@ -75,6 +75,22 @@ static int note_seq(struct analysis *an, const struct iot_hdr *h)
 	}
 	if (h->seq > t->last_seq)
 		t->last_seq = h->seq;
+	return 0;
+}
+
+/* Records lost after a thread's last kept one: counted, no call follows them. */
+static int note_seqend(struct analysis *an, const struct iot_seqend *e)
+{
+	uint32_t idx = an__tidx(an, e->hdr.tid);
+	struct an_thread *t;
+
+	if (idx == AN_NONE)
+		return 0;
+	t = an__thread(an, idx);
+	if (e->last_seq > t->last_seq) {
+		an->seq_gaps += e->last_seq - t->last_seq;
+		t->last_seq = e->last_seq;
+	}
 	return 0;
 }
 
@@ -227,6 +243,8 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 	case IOT_REC_FDSNAP:
 	case IOT_REC_MAPSNAP:
 		return add_snap(an, h);
+	case IOT_REC_SEQEND:
+		return note_seqend(an, (const void *)h);
 	case IOT_REC_STATS:
 		memcpy(an->loss, ((const struct iot_stats *)h)->loss, sizeof(an->loss));
 		an->have_stats = true;
@@ -265,7 +283,8 @@ static int thread_push(struct an_thread *t, uint32_t id)
 /* Enter-time order, per-thread lists, and which calls follow a loss gap. */
 static int index_events(struct analysis *an)
 {
-	qsort(an->ev, an->nev, sizeof(*an->ev), cmp_event);
+	if (an->nev)
+		qsort(an->ev, an->nev, sizeof(*an->ev), cmp_event);
 	an->evflags = calloc(an->nev + 1, 1);
 	if (!an->evflags)
 		return -ENOMEM;

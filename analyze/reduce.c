@@ -78,7 +78,8 @@ static void prefilter(struct analysis *an)
 		if (keep_edge(an, &e[i]))
 			e[n++] = e[i];
 	cmp_an = an;
-	qsort(e, n, sizeof(*e), cmp_edge);
+	if (n)
+		qsort(e, n, sizeof(*e), cmp_edge);
 	an->edges.n = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (an->edges.n) {

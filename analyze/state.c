@@ -501,7 +501,8 @@ uint32_t *an__exit_order(const struct analysis *an)
 	for (uint32_t i = 0; i < an->nev; i++)
 		o[i] = i;
 	sort_an = an;
-	qsort(o, an->nev, sizeof(*o), cmp_end);
+	if (an->nev)
+		qsort(o, an->nev, sizeof(*o), cmp_end);
 	return o;
 }
 

@@ -162,7 +162,8 @@ int analysis__write_summary(const struct analysis *an, FILE *f, bool json)
 		if (cs[nr].count)
 			qsort(cs[nr].dur, cs[nr].count, sizeof(uint64_t), cmp_u64);
 	if (!err) {
-		qsort(files.v, files.n, sizeof(struct file_stat), cmp_file);
+		if (files.n)
+			qsort(files.v, files.n, sizeof(struct file_stat), cmp_file);
 		counters = an__counters_json(an);
 		s = json_pack("{s:o, s:o, s:O, s:I, s:I}", "calls", calls_json(cs), "top_files",
 			      files_json(an, &files), "edges", json_object_get(counters, "edges"),

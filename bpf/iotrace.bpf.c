@@ -70,7 +70,8 @@ struct task_state {
 	__u8 have_exit;
 	__u8 nfd;
 	__u8 exec_trunc;
-	__u8 pad[6];
+	__u8 exited;		/* past sched_process_exit: its seq is final */
+	__u8 pad[5];
 	struct iot_fd fds[IOT_MAX_FDS];
 	char exec_path[256];	/* execve reads its path at enter: the mm goes */
 };
@@ -81,6 +82,15 @@ struct {
 	__type(key, int);
 	__type(value, struct task_state);
 } tstate SEC(".maps");
+
+/* Final sequence number of each exited thread, drained by the recorder into
+ * IOT_REC_SEQEND records: losses after a thread's last kept record show too. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct iot_seqend_val);
+} seq_end SEC(".maps");
 
 struct scratch {
 	__u8 buf[SCRATCH_SZ];
@@ -115,8 +125,11 @@ static __always_inline void emit(void *rec, __u64 size)
 
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&events, rec, size, flags))
+	if (bpf_ringbuf_output(&events, rec, size, flags)) {
 		count_loss(IOT_LOSS_RINGBUF);
+		if (!((struct iot_hdr *)rec)->seq)
+			count_loss(IOT_LOSS_RINGBUF_NOSEQ);
+	}
 }
 
 /* The kernel's dev_t (major:12 minor:20) as user space's st_dev. */
@@ -608,7 +621,7 @@ int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
  * own thread when seq_st is non-NULL, else without a sequence number. */
 static __always_inline void emit_small(void *rec, __u32 size, struct task_state *seq_st)
 {
-	if (seq_st)
+	if (seq_st && !seq_st->exited)
 		((struct iot_hdr *)rec)->seq = ++seq_st->seq;
 	emit(rec, size);
 }
@@ -656,15 +669,24 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit_task, struct task_struct *p, bool group_dead)
 {
 	struct iot_exit rec = {};
-	__u32 tgid = p->tgid;
+	__u32 tgid = p->tgid, tid = p->pid;
+	struct task_state *st;
 
 	if (!is_traced(tgid))
 		return 0;
 	rec.exit_code = p->exit_code;
 	rec.group_dead = group_dead;
-	put_hdr(&rec.hdr, bpf_ktime_get_ns(), ((__u64)tgid << 32) | (__u32)p->pid, IOT_REC_EXIT,
+	put_hdr(&rec.hdr, bpf_ktime_get_ns(), ((__u64)tgid << 32) | tid, IOT_REC_EXIT,
 		sizeof(rec), 0);
-	emit_small(&rec, sizeof(rec), bpf_task_storage_get(&tstate, p, 0, 0));
+	st = bpf_task_storage_get(&tstate, p, 0, 0);
+	emit_small(&rec, sizeof(rec), st);
+	if (st) {
+		struct iot_seqend_val v = { .pid = tgid, .seq = st->seq };
+
+		/* after the emit: the recorder reads this once the records are in */
+		st->exited = 1;
+		bpf_map_update_elem(&seq_end, &tid, &v, BPF_ANY);
+	}
 	if (group_dead)
 		bpf_map_delete_elem(&traced, &tgid);
 	return 0;

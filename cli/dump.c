@@ -102,11 +102,11 @@ static const char *const type_names[] = {
 static const char *type_name(unsigned int type)
 {
 	static const char *const user[] = { "meta", "proc", "thread", "fdsnap", "mapsnap",
-					    "stats", "target" };
+					    "stats", "target", "seqend" };
 
 	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
 		return type_names[type];
-	if (type >= IOT_REC_META && type <= IOT_REC_TARGET)
+	if (type >= IOT_REC_META && type <= IOT_REC_SEQEND)
 		return user[type - IOT_REC_META];
 	return "unknown";
 }
@@ -159,6 +159,8 @@ static json_t *fields_json(const struct iot_hdr *h)
 				 (json_int_t)p->ino, "index", (json_int_t)p->index, "npages",
 				 (json_int_t)p->npages);
 	}
+	case IOT_REC_SEQEND:
+		return json_pack("{s:I}", "last_seq", (json_int_t)((const struct iot_seqend *)h)->last_seq);
 	case IOT_REC_FDSNAP: {
 		const struct iot_fdsnap *f = (const void *)h;
 		const char *path = NULL;
@@ -206,7 +208,7 @@ static void dump_text(const struct iot_hdr *h, const struct fdtable *t, uint64_t
 	double rel = h->ts >= t0 ? (h->ts - t0) / 1e9 : 0;
 
 	printf("%6u %6u %11.6f ", h->pid, h->tid, rel);
-	if (h->type == IOT_REC_SYSCALL) {
+	if (h->type == IOT_REC_SYSCALL && h->size >= sizeof(struct iot_syscall)) {
 		format__syscall(stdout, h, t);
 		printf(" <%.6f>\n", ((const struct iot_syscall *)h)->dur_ns / 1e9);
 	} else {

@@ -224,6 +224,10 @@ void format__other(FILE *f, const struct iot_hdr *h)
 	const struct iot_page *pg = (const void *)h;
 	const char *s[4] = { "", "", "", "" };
 
+	if (h->size < rec__min_size(h->type)) {
+		fprintf(f, "# damaged record: type %u, %u bytes", h->type, h->size);
+		return;
+	}
 	switch (h->type) {
 	case IOT_REC_FORK: {
 		const struct iot_fork *fk = (const void *)h;
@@ -283,6 +287,10 @@ void format__other(FILE *f, const struct iot_hdr *h)
 	}
 	case IOT_REC_TARGET:
 		fprintf(f, "# target %u", h->pid);
+		break;
+	case IOT_REC_SEQEND:
+		fprintf(f, "# thread %u ended at seq %u", h->tid,
+			((const struct iot_seqend *)h)->last_seq);
 		break;
 	case IOT_REC_META:
 		fputs("# recording started", f);

@@ -15,7 +15,7 @@
 
 struct info {
 	uint64_t events;		/* records of kernel origin */
-	uint64_t records[IOT_REC_TARGET + 1];
+	uint64_t records[IOT_REC_SEQEND + 1];
 	uint64_t calls[IOT_NR_MAX];
 	uint64_t unknown_calls;
 	uint64_t first_ts, last_ts;
@@ -32,6 +32,7 @@ static const char *const loss_names[IOT_LOSS_NR] = {
 	[IOT_LOSS_RINGBUF] = "ringbuf_full",   [IOT_LOSS_NO_ENTER] = "exit_without_enter",
 	[IOT_LOSS_STORAGE] = "no_task_storage", [IOT_LOSS_STR_TRUNC] = "string_cut",
 	[IOT_LOSS_STR_FAULT] = "string_unreadable", [IOT_LOSS_FDS] = "fd_slots_full",
+	[IOT_LOSS_RINGBUF_NOSEQ] = "ringbuf_full_unsequenced",
 };
 
 static void usage(FILE *f)
@@ -57,10 +58,25 @@ static void note_seq(struct info *in, const struct iot_hdr *h)
 	last = idset__val(&in->last_seq, h->tid);
 	if (!last)
 		return;
-	if (*last && h->seq > *last + 1)
+	/* from 0: a thread's sequence starts at 1, so lost first records count too */
+	if (h->seq > *last + 1)
 		in->seq_gaps += h->seq - *last - 1;
 	if (h->seq > *last)
 		*last = h->seq;
+}
+
+/* An exited thread's final seq: what was lost after its last kept record. */
+static void note_seqend(struct info *in, const struct iot_hdr *h)
+{
+	const struct iot_seqend *e = (const void *)h;
+	uint64_t *last;
+
+	if (h->size < sizeof(*e) || !(last = idset__val(&in->last_seq, h->tid)))
+		return;
+	if (e->last_seq > *last) {
+		in->seq_gaps += e->last_seq - *last;
+		*last = e->last_seq;
+	}
 }
 
 static void note_kernel(struct info *in, const struct iot_hdr *h)
@@ -71,7 +87,7 @@ static void note_kernel(struct info *in, const struct iot_hdr *h)
 	idset__add(&in->pids, h->pid);
 	idset__add(&in->tids, h->tid);
 	note_seq(in, h);
-	if (h->type == IOT_REC_SYSCALL) {
+	if (h->type == IOT_REC_SYSCALL && h->size >= sizeof(struct iot_syscall)) {
 		const struct iot_syscall *sc = (const void *)h;
 
 		if (sc->nr < IOT_NR_MAX)
@@ -107,6 +123,9 @@ static void note_user(struct info *in, const struct iot_hdr *h)
 	case IOT_REC_TARGET:
 		idset__add(&in->targets, h->pid);
 		break;
+	case IOT_REC_SEQEND:
+		note_seqend(in, h);
+		break;
 	case IOT_REC_PROC:
 	case IOT_REC_THREAD:
 		idset__add(&in->pids, h->pid);
@@ -140,11 +159,11 @@ static json_t *records_json(const struct info *in)
 		[IOT_REC_PAGE] = "page", [IOT_REC_META] = "meta", [IOT_REC_PROC] = "proc",
 		[IOT_REC_THREAD] = "thread", [IOT_REC_FDSNAP] = "fdsnap",
 		[IOT_REC_MAPSNAP] = "mapsnap", [IOT_REC_STATS] = "stats",
-		[IOT_REC_TARGET] = "target",
+		[IOT_REC_TARGET] = "target", [IOT_REC_SEQEND] = "seqend",
 	};
 	json_t *o = json_object();
 
-	for (unsigned int t = 0; t <= IOT_REC_TARGET; t++)
+	for (unsigned int t = 0; t <= IOT_REC_SEQEND; t++)
 		if (in->records[t] && names[t])
 			json_object_set_new(o, names[t], json_integer(in->records[t]));
 	return o;
@@ -217,7 +236,7 @@ int cmd_info(int argc, char **argv)
 	if (!r)
 		return 1;
 	while (trace_reader__next(r, &h) == 1) {
-		if (h->type <= IOT_REC_TARGET)
+		if (h->type <= IOT_REC_SEQEND)
 			in.records[h->type]++;
 		if (h->type < IOT_REC_META)
 			note_kernel(&in, h);

@@ -43,6 +43,7 @@ enum iot_rec_type {
 	IOT_REC_MAPSNAP		= 68,	/* struct iot_mapsnap: /proc snapshot of a mapping */
 	IOT_REC_STATS		= 69,	/* struct iot_stats: loss counters, at the end */
 	IOT_REC_TARGET		= 70,	/* struct iot_target: a process added to the filter */
+	IOT_REC_SEQEND		= 71,	/* struct iot_seqend: a thread's final sequence number */
 };
 
 /* Every record starts with this. */
@@ -216,6 +217,8 @@ enum iot_loss {
 	IOT_LOSS_STR_TRUNC	= 3,	/* a string was cut to IOT_STR_MAX */
 	IOT_LOSS_STR_FAULT	= 4,	/* a string could not be read from user memory */
 	IOT_LOSS_FDS	= 5,	/* more fds than IOT_MAX_FDS: fd info dropped */
+	IOT_LOSS_RINGBUF_NOSEQ	= 6,	/* of IOT_LOSS_RINGBUF, records without a seq (wakeups,
+					 * after exit): they leave no gap */
 	IOT_LOSS_NR		= 8,
 };
 
@@ -245,6 +248,20 @@ struct iot_target {
 	struct iot_hdr hdr;	/* pid = the process */
 	__u32 reason;		/* enum iot_target_reason */
 	__u32 pad;
+};
+
+/* An exited thread's last seq: records lost after its last kept one show as a
+ * gap too.  hdr.pid/tid are the thread's; written by the recorder. */
+struct iot_seqend {
+	struct iot_hdr hdr;
+	__u32 last_seq;
+	__u32 pad;
+};
+
+/* Value of the BPF map the recorder drains into struct iot_seqend. */
+struct iot_seqend_val {
+	__u32 pid;
+	__u32 seq;
 };
 
 enum iot_target_reason {
@@ -304,6 +321,7 @@ _Static_assert(sizeof(struct iot_switch) == 40, "iot_switch ABI");
 _Static_assert(sizeof(struct iot_page) == 56, "iot_page ABI");
 _Static_assert(sizeof(struct iot_stats) == 104, "iot_stats ABI");
 _Static_assert(sizeof(struct iot_meta) == 48, "iot_meta ABI");
+_Static_assert(sizeof(struct iot_seqend) == 32, "iot_seqend ABI");
 _Static_assert(sizeof(struct iot_proc) == 32, "iot_proc ABI");
 _Static_assert(sizeof(struct iot_fdsnap) == 72, "iot_fdsnap ABI");
 _Static_assert(sizeof(struct iot_mapsnap) == 72, "iot_mapsnap ABI");

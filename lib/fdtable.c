@@ -229,6 +229,8 @@ int fdtable__apply(struct fdtable *t, const struct iot_hdr *h)
 {
 	const char *s[4];
 
+	if (h->size < rec__min_size(h->type))
+		return 0;	/* damaged: too short for its type */
 	switch (h->type) {
 	case IOT_REC_FDSNAP: {
 		const struct iot_fdsnap *f = (const void *)h;

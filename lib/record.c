@@ -112,6 +112,7 @@ size_t rec__min_size(unsigned int type)
 	case IOT_REC_MAPSNAP:	return sizeof(struct iot_mapsnap);
 	case IOT_REC_STATS:	return sizeof(struct iot_stats);
 	case IOT_REC_TARGET:	return sizeof(struct iot_target);
+	case IOT_REC_SEQEND:	return sizeof(struct iot_seqend);
 	default:		return 0;
 	}
 }

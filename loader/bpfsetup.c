@@ -154,6 +154,11 @@ int capture__ring_fd(const struct capture *c)
 	return bpf_map__fd(c->skel->maps.events);
 }
 
+int capture__seq_end_fd(const struct capture *c)
+{
+	return bpf_map__fd(c->skel->maps.seq_end);
+}
+
 int capture__loss(const struct capture *c, uint64_t *loss)
 {
 	int ncpu = libbpf_num_possible_cpus();

@@ -23,6 +23,8 @@ int capture__add_pid(struct capture *c, pid_t pid);
 /* The ring buffer's map fd, for ring_buffer__new(). */
 int capture__ring_fd(const struct capture *c);
 /* Sums the per-CPU loss counters into loss[IOT_LOSS_NR]. */
+/* Map of exited threads' final sequence numbers (tid -> struct iot_seqend_val). */
+int capture__seq_end_fd(const struct capture *c);
 int capture__loss(const struct capture *c, uint64_t *loss);
 void capture__free(struct capture *c);
 

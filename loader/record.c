@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpfsetup.h"
@@ -35,7 +36,7 @@ struct record_opts {
 	bool no_children;
 	const char *out;
 	double duration;
-	size_t ring_mb;
+	size_t ring_bytes;
 	char **cmd;
 };
 
@@ -82,7 +83,8 @@ static void usage(FILE *f)
 		"      --no-children        do not follow descendants, existing or new\n"
 		"  -o, --output FILE        trace file (default iotrace.iot)\n"
 		"  -d, --duration SEC       stop after SEC seconds\n"
-		"  -b, --buffer-size MB     kernel ring buffer size (default 64, a power of two)\n"
+		"  -b, --buffer-size MB     kernel ring buffer size (default 64, a power of two;\n"
+		"                           NK for KiB)\n"
 		"\n"
 		"EXAMPLES:\n"
 		"  iotrace record -p 1234 -o db.iot --duration 10\n"
@@ -129,7 +131,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	int c;
 
 	o->out = "iotrace.iot";
-	o->ring_mb = 64;
+	o->ring_bytes = 64u << 20;
 	/* '+': stop at the first non-option, CMD's own options are its own */
 	while ((c = getopt_long(argc, argv, "+p:o:d:b:hv", longopts, NULL)) != -1) {
 		switch (c) {
@@ -148,10 +150,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 'b':
-			o->ring_mb = strtoul(optarg, &end, 10);
-			if (*end || !o->ring_mb || (o->ring_mb & (o->ring_mb - 1)) ||
-			    o->ring_mb > 4096) {
-				err("invalid buffer size '%s': a power of two from 1 to 4096 MB",
+			/* MB, or K for small rings (the loss tests use them) */
+			o->ring_bytes = strtoul(optarg, &end, 10) << (*end == 'K' ? 10 : 20);
+			if ((*end && strcmp(end, "K")) || o->ring_bytes < 4096 ||
+			    (o->ring_bytes & (o->ring_bytes - 1)) || o->ring_bytes > (4ul << 30)) {
+				err("invalid buffer size '%s': a power of two from 4K to 4096 (MB)",
 				    optarg);
 				return -EINVAL;
 			}
@@ -343,6 +346,42 @@ static void prune_live(struct recorder *r)
 	}
 }
 
+/*
+ * Turns the final sequence numbers of threads that exited into SEQEND
+ * records.  The BPF side stores one after the thread's last record is in the
+ * ring, so: take the keys, then consume the ring, then write them; every
+ * record of those threads is in the trace before their SEQEND.
+ */
+static void drain_seq_ends(struct recorder *r)
+{
+	int fd = capture__seq_end_fd(r->cap);
+	__u32 keys[1024], key, next;
+	size_t n = 0;
+	bool first = true;
+
+	while (n < sizeof(keys) / sizeof(keys[0]) &&
+	       !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		keys[n++] = key = next;
+		first = false;
+	}
+	if (!n)
+		return;
+	ring_buffer__consume(r->rb);
+	for (size_t i = 0; i < n; i++) {
+		struct iot_seqend_val v;
+		struct iot_seqend e = { .hdr = { .ts = mono_ns(CLOCK_MONOTONIC), .tid = keys[i],
+						 .type = IOT_REC_SEQEND, .size = sizeof(e) } };
+
+		if (bpf_map_lookup_elem(fd, &keys[i], &v))
+			continue;
+		e.hdr.pid = v.pid;
+		e.last_seq = v.seq;
+		bpf_map_delete_elem(fd, &keys[i]);
+		if (append(r, &e.hdr))
+			return;
+	}
+}
+
 static int drain_loop(struct recorder *r, double duration)
 {
 	uint64_t deadline = duration > 0 ? r->start_ns + duration * 1e9 : UINT64_MAX;
@@ -366,6 +405,7 @@ static int drain_loop(struct recorder *r, double duration)
 				r->write_err = e;
 			next_flush = now + FLUSH_NS;
 			prune_live(r);
+			drain_seq_ends(r);
 		}
 		if (now >= deadline)
 			break;
@@ -374,6 +414,7 @@ static int drain_loop(struct recorder *r, double duration)
 			break;
 	}
 	ring_buffer__consume(r->rb);
+	drain_seq_ends(r);
 	return r->write_err;
 }
 
@@ -439,7 +480,7 @@ static int recorder__start(struct recorder *r, struct record_opts *o, int argc, 
 {
 	struct capture_opts co = {
 		.follow_children = !o->no_children,
-		.ring_bytes = o->ring_mb << 20,
+		.ring_bytes = o->ring_bytes,
 	};
 
 	r->cap = capture__new(&co);

@@ -9,7 +9,25 @@ build=${BUILD:-$here/../build}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-"$here/run_unit.sh" $(find "$build/tests" -maxdepth 1 -name "test_*" -type f -perm -u+x | sort) 2>&1 | tee -a "$log"
+# plain, then under ASan and UBSan
+"$here/run_unit.sh" $(find "$build/tests" "$build/san/tests" -maxdepth 1 -name "test_*" \
+	-type f -perm -u+x 2>/dev/null | sort) 2>&1 | tee -a "$log"
+# every fuzz seed and every input that once crashed, under ASan and UBSan
+fuzz_pass=0 fuzz_fail=0
+for bin in "$build"/fuzz/fuzz_*; do
+	[ -x "$bin" ] && [ -f "$bin" ] || continue
+	name=${bin##*/}
+	corpus="$here/fuzz/corpus/${name#fuzz_}"
+	if "$bin" -close_fd_mask=2 "$corpus"/* >/dev/null 2>&1; then
+		fuzz_pass=$((fuzz_pass + 1))
+		echo "PASS  fuzz/$name ($(ls "$corpus" | wc -l) inputs)"
+	else
+		fuzz_fail=$((fuzz_fail + 1))
+		echo "FAIL  fuzz/$name: run '$bin $corpus/*' to see which input"
+	fi
+done
+echo "unit: $fuzz_pass passed, $fuzz_fail failed" | tee -a "$log" >/dev/null
+
 "$here/run_e2e.sh" 2>&1 | tee -a "$log"
 
 sum() { grep -E "^(unit|e2e): " "$log" | grep -oE "[0-9]+ $1" | awk '{s += $1} END {print s + 0}'; }

@@ -6,14 +6,16 @@ set -uo pipefail
 
 pass=0 fail=0
 for bin in "$@"; do
+	name=${bin##*/}
+	[[ "$bin" == */san/* ]] && name="$name (asan+ubsan)"
 	log=$(mktemp)
 	if "$bin" >"$log" 2>&1; then
 		pass=$((pass + 1))
-		printf 'PASS  unit/%s %s\n' "${bin##*/}" "$(grep -m1 '^ *tests' "$log" | awk '{print "(" $3 " tests)"}')"
+		printf 'PASS  unit/%s %s\n' "$name" "$(grep -m1 '^ *tests' "$log" | awk '{print "(" $3 " tests)"}')"
 	else
 		fail=$((fail + 1))
-		printf 'FAIL  unit/%s\n' "${bin##*/}"
-		grep -E 'FAILED|^ +[0-9]+\. ' "$log" | sed 's/^/      /' | head -40
+		printf 'FAIL  unit/%s\n' "$name"
+		grep -E 'FAILED|^ +[0-9]+\. |ERROR|runtime error' "$log" | sed 's/^/      /' | head -40
 	fi
 	rm -f "$log"
 done

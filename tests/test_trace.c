@@ -111,11 +111,12 @@ static size_t block_offsets(const unsigned char *p, size_t len, size_t *off, uns
 	size_t n = 0, o = sizeof(struct trace_file_hdr);
 
 	while (o + sizeof(struct trace_block_hdr) <= len && n < max) {
-		const struct trace_block_hdr *b = (const void *)(p + o);
+		struct trace_block_hdr b;
 
+		memcpy(&b, p + o, sizeof(b));	/* blocks are not aligned */
 		off[n] = o;
-		nrec[n++] = b->nrec;
-		o += sizeof(*b) + b->comp_len;
+		nrec[n++] = b.nrec;
+		o += sizeof(b) + b.comp_len;
 	}
 	CU_ASSERT_EQUAL(o, len);
 	return n;
