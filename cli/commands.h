@@ -10,6 +10,7 @@ int cmd_record(int argc, char **argv);	/* loader/record.c */
 int cmd_info(int argc, char **argv);	/* cli/info.c */
 int cmd_dump(int argc, char **argv);	/* cli/dump.c */
 int cmd_analyze(int argc, char **argv);	/* analyze/cmd.c */
+int cmd_replay(int argc, char **argv);	/* replay/cmd.c */
 int cmd_export(int argc, char **argv);	/* analyze/export.c */
 
 #endif

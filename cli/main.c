@@ -17,6 +17,7 @@ static const struct cmd cmds[] = {
 	{ "info", cmd_info, "summarise a trace file as JSON" },
 	{ "dump", cmd_dump, "print a trace file one call per line, strace-like" },
 	{ "analyze", cmd_analyze, "annotate a trace with causal edges (JSON Lines)" },
+	{ "replay", cmd_replay, "re-issue an annotated trace's calls in a sandbox" },
 	{ "export", cmd_export, "write a trace for Perfetto / chrome://tracing" },
 };
 

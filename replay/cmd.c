@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iotrace replay FILE --root DIR: load, compile, prepare the sandbox, run, report. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "replay.h"
+
+static void replay__usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iotrace replay FILE --root DIR [--afap | --natural | --speed X]\n"
+		"                      [--order causal|temporal|single|none] [--report R.json]\n"
+		"                      [--prepare-only] [--stall-timeout SEC] [--no-progress]\n"
+		"\n"
+		"Re-issues the calls of an annotated trace (iotrace analyze --infer-causality)\n"
+		"inside the sandbox DIR, one thread per traced thread.\n"
+		"\n"
+		"  --root DIR          sandbox: every trace path is resolved under DIR\n"
+		"  --afap              no compute between calls (default)\n"
+		"  --natural           spin the recorded compute, hold calls to their times\n"
+		"  --speed X           --natural, X times faster (compute and sleeps / X)\n"
+		"  --order ORDER       causal (default): the inferred deps; temporal: trace\n"
+		"                      order across threads; single: one thread; none: no\n"
+		"                      cross-thread waits\n"
+		"  --report R.json     write the replay report\n"
+		"  --prepare-only      create the initial files and stop\n"
+		"  --stall-timeout SEC give up when no call completes for SEC (default 30, 0 off)\n"
+		"\n"
+		"EXAMPLES:\n"
+		"  iotrace analyze db.iot --infer-causality -o db.jsonl\n"
+		"  iotrace replay db.jsonl --root /mnt/test/sb --natural --report r.json\n"
+		"  iotrace replay db.jsonl --root /mnt/test/sb --order temporal\n");
+}
+
+static int replay__order(const char *s, enum rp_order *o)
+{
+	static const char *const names[] = { "causal", "temporal", "single", "none" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i])) {
+			*o = i;
+			return 0;
+		}
+	err("replay: unknown order '%s' (causal, temporal, single, none)", s);
+	return -EINVAL;
+}
+
+static int replay__speed(const char *s, struct rp_opts *o)
+{
+	char *end;
+
+	o->speed = strtod(s, &end);
+	if (*end || !(o->speed > 0) || o->speed > 1e6) {
+		err("replay: --speed wants a positive number, not '%s'", s);
+		return -EINVAL;
+	}
+	o->timing = RT_NATURAL;
+	return 0;
+}
+
+static int replay__opts(int argc, char **argv, struct rp_opts *o)
+{
+	static const struct option lo[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "afap", no_argument, NULL, 'a' },
+		{ "natural", no_argument, NULL, 'n' },
+		{ "speed", required_argument, NULL, 's' },
+		{ "order", required_argument, NULL, 'O' },
+		{ "report", required_argument, NULL, 'R' },
+		{ "prepare-only", no_argument, NULL, 'P' },
+		{ "stall-timeout", required_argument, NULL, 'T' },
+		{ "no-progress", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, err = 0;
+
+	while (!err && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r': o->root = optarg; break;
+		case 'a':
+			o->timing = RT_AFAP;
+			o->speed = 1;
+			break;
+		case 'n':
+			o->timing = RT_NATURAL;
+			o->speed = 1;
+			break;
+		case 's': err = replay__speed(optarg, o); break;
+		case 'O': err = replay__order(optarg, &o->order); break;
+		case 'R': o->report = optarg; break;
+		case 'P': o->prepare_only = true; break;
+		case 'T': o->stall_sec = atoi(optarg); break;
+		case 'N': o->progress = false; break;
+		case 'h': replay__usage(stdout); return 1;
+		default: return -EINVAL;
+		}
+	}
+	if (err)
+		return err;
+	if (optind + 1 != argc || !o->root) {
+		err(optind + 1 != argc ? "replay: one trace FILE expected" :
+					 "replay: --root DIR is required");
+		return -EINVAL;
+	}
+	o->file = argv[optind];
+	return 0;
+}
+
+static int replay__prepare(struct rp_plan *p, const struct rp_opts *o)
+{
+	bool fresh;
+	int err = sandbox__open(o->root, p, &fresh);
+
+	if (!err)
+		err = sandbox__prepare(p);
+	if (!err && !o->prepare_only)
+		err = sandbox__open_fds(p);
+	if (!err && !o->prepare_only)
+		err = peer__setup(p);
+	return err;
+}
+
+static int replay__run(struct rp_plan *p, const struct rp_opts *o)
+{
+	struct rp_run r = { 0 };
+	int err = peer__start(p);
+
+	if (err) {
+		err("replay: cannot start the peer thread: %s", strerror(-err));
+		return 1;
+	}
+	err = exec__run(p, o, &r);
+	/* stalled, or some threads could not start: the others may be stuck in
+	 * calls or waits, still using the plan, so leave everything as it is */
+	if (err == -EDEADLK || err == -EAGAIN)
+		return 3;
+	peer__stop();
+	if (err) {
+		err("replay: %s", strerror(-err));
+		return 1;
+	}
+	report__summary(p, o, &r);
+	if (o->report && report__write(p, o, &r))
+		err = -EIO;
+	free(r.lag);
+	return err ? 1 : 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct rp_opts o = { .timing = RT_AFAP, .order = RO_CAUSAL, .speed = 1, .stall_sec = 30 };
+	struct rp_plan p = { 0 };
+	int err, rc = 1;
+
+	/* a write to a pipe or socket whose reader is gone fails with EPIPE, as
+	 * it did for an application that ignored SIGPIPE, instead of killing us */
+	signal(SIGPIPE, SIG_IGN);
+	o.progress = isatty(STDERR_FILENO);
+	optind = 1;
+	err = replay__opts(argc, argv, &o);
+	if (err)
+		return err > 0 ? 0 : (err("replay: see 'iotrace replay --help'"), EXIT_USAGE);
+	if (plan__load(&p, o.file) || plan__compile(&p, &o))
+		goto out;
+	if (replay__prepare(&p, &o))
+		goto out;
+	if (o.prepare_only) {
+		rc = 0;
+		goto out;
+	}
+	rc = replay__run(&p, &o);
+	if (rc == 3)
+		return 1; /* stuck threads still use the plan and the root */
+out:
+	sandbox__close();
+	plan__free(&p);
+	return rc;
+}

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event line -> op: the call's kind and its arguments in the form the replay
+ * issues them, so that nothing is parsed while replaying.  Paths are made
+ * absolute here (the sandbox maps "/" to its root at run time).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "replay.h"
+#include "rp_event.h"
+
+struct kind_name {
+	const char *name;
+	enum rp_kind kind;
+};
+
+static const struct kind_name kinds[] = {
+	{ "open", RK_OPEN },
+	{ "openat", RK_OPEN },
+	{ "creat", RK_OPEN },
+	{ "close", RK_CLOSE },
+	{ "read", RK_READ },
+	{ "write", RK_WRITE },
+	{ "pread64", RK_PREAD },
+	{ "pwrite64", RK_PWRITE },
+	{ "readv", RK_READV },
+	{ "writev", RK_WRITEV },
+	{ "preadv", RK_PREADV },
+	{ "pwritev", RK_PWRITEV },
+	{ "preadv2", RK_PREADV },
+	{ "pwritev2", RK_PWRITEV },
+	{ "lseek", RK_LSEEK },
+	{ "fsync", RK_FSYNC },
+	{ "fdatasync", RK_FDATASYNC },
+	{ "syncfs", RK_SYNCFS },
+	{ "sync", RK_SYNC },
+	{ "sync_file_range", RK_SYNC_RANGE },
+	{ "ftruncate", RK_FTRUNCATE },
+	{ "truncate", RK_TRUNCATE },
+	{ "fallocate", RK_FALLOCATE },
+	{ "fadvise64", RK_FADVISE },
+	{ "mkdir", RK_MKDIR },
+	{ "mkdirat", RK_MKDIR },
+	{ "unlink", RK_UNLINK },
+	{ "unlinkat", RK_UNLINK },
+	{ "rmdir", RK_UNLINK },
+	{ "rename", RK_RENAME },
+	{ "renameat", RK_RENAME },
+	{ "renameat2", RK_RENAME },
+	{ "symlink", RK_SYMLINK },
+	{ "symlinkat", RK_SYMLINK },
+	{ "link", RK_LINK },
+	{ "linkat", RK_LINK },
+	{ "stat", RK_STAT },
+	{ "lstat", RK_STAT },
+	{ "newfstatat", RK_STAT },
+	{ "statx", RK_STAT },
+	{ "fstat", RK_FSTAT },
+	{ "access", RK_ACCESS },
+	{ "faccessat", RK_ACCESS },
+	{ "faccessat2", RK_ACCESS },
+	{ "readlink", RK_READLINK },
+	{ "readlinkat", RK_READLINK },
+	{ "getdents64", RK_GETDENTS },
+	{ "pipe", RK_PIPE },
+	{ "pipe2", RK_PIPE },
+	{ "socketpair", RK_SOCKETPAIR },
+	{ "eventfd", RK_EVENTFD },
+	{ "eventfd2", RK_EVENTFD },
+	{ "dup", RK_DUP },
+	{ "dup2", RK_DUP2 },
+	{ "dup3", RK_DUP2 },
+	{ "fcntl", RK_DUP },
+	{ "mmap", RK_MMAP },
+	{ "munmap", RK_MUNMAP },
+	{ "msync", RK_MSYNC },
+	{ "clone", RK_CLONE },
+	{ "clone3", RK_CLONE },
+	{ "fork", RK_CLONE },
+	{ "vfork", RK_CLONE },
+	{ "execve", RK_EXEC },
+	{ "execveat", RK_EXEC },
+	{ "exit", RK_EXIT },
+	{ "exit_group", RK_EXIT },
+	{ "socket", RK_SOCKET },
+	{ "bind", RK_BIND },
+	{ "listen", RK_LISTEN },
+	{ "connect", RK_CONNECT },
+	{ "accept", RK_ACCEPT },
+	{ "accept4", RK_ACCEPT },
+	{ "sendto", RK_SEND },
+	{ "sendmsg", RK_SEND },
+	{ "recvfrom", RK_RECV },
+	{ "recvmsg", RK_RECV },
+	{ "shutdown", RK_SHUTDOWN },
+	{ "chmod", RK_ATTR },
+	{ "fchmod", RK_ATTR },
+	{ "fchmodat", RK_ATTR },
+	{ "chown", RK_ATTR },
+	{ "lchown", RK_ATTR },
+	{ "fchown", RK_ATTR },
+	{ "fchownat", RK_ATTR },
+	{ "utimensat", RK_ATTR },
+	{ "close_range", RK_CLOSE_RANGE },
+	/* blocking synchronization: the inferred deps are the wait */
+	{ "futex", RK_WAIT },
+	{ "poll", RK_WAIT },
+	{ "ppoll", RK_WAIT },
+	{ "select", RK_WAIT },
+	{ "pselect6", RK_WAIT },
+	{ "epoll_wait", RK_WAIT },
+	{ "epoll_pwait", RK_WAIT },
+	{ "epoll_pwait2", RK_WAIT },
+	{ "wait4", RK_WAIT },
+	{ "waitid", RK_WAIT },
+	{ "flock", RK_WAIT },
+	{ "nanosleep", RK_SLEEP },
+	{ "clock_nanosleep", RK_SLEEP },
+	/* not I/O */
+	{ "mprotect", RK_IGNORE },
+	{ "madvise", RK_IGNORE },
+	{ "brk", RK_IGNORE },
+	{ "mremap", RK_IGNORE },
+	{ "chdir", RK_IGNORE },
+	{ "fchdir", RK_IGNORE },
+	{ "epoll_create", RK_IGNORE },
+	{ "epoll_create1", RK_IGNORE },
+	{ "epoll_ctl", RK_IGNORE },
+};
+
+enum rp_kind rp_kind__of(const char *call)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i].name, call))
+			return kinds[i].kind;
+	return RK_SKIP;
+}
+
+static int64_t arg_int(json_t *args, const char *key, int64_t def)
+{
+	json_t *v = json_object_get(args, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+json_t *event__fd_obj(json_t *ev, const char *key)
+{
+	json_t *v = json_object_get(json_object_get(ev, "args"), key);
+
+	return json_is_object(v) ? v : NULL;
+}
+
+/* An fd argument: {"fd":N,...}, a bare number, or "AT_FDCWD". */
+static int32_t arg_fd(json_t *args, const char *key)
+{
+	json_t *v = json_object_get(args, key);
+
+	if (json_is_object(v))
+		v = json_object_get(v, "fd");
+	if (json_is_string(v) && !strcmp(json_string_value(v), "AT_FDCWD"))
+		return AT_FDCWD;
+	return json_is_integer(v) ? (int32_t)json_integer_value(v) : -1;
+}
+
+/* The absolute form of path argument KEY: resolved, or absolute, or cwd-relative. */
+static const char *arg_path(struct rp_plan *p, struct rp_op *op, json_t *ev, const char *key)
+{
+	const char *s = json_string_value(json_object_get(json_object_get(ev, "resolved"), key));
+	const char *cwd = p->pr[op->pidx].cwd;
+	char *out;
+
+	if (s && s[0] == '/')
+		return strdup(s);
+	s = json_string_value(json_object_get(json_object_get(ev, "args"), key));
+	if (!s)
+		return NULL;
+	if (s[0] == '/')
+		return strdup(s);
+	if (asprintf(&out, "%s/%s", cwd ? cwd : "", s) < 0)
+		return NULL;
+	return out;
+}
+
+/* A huge count that moved far less (a reader asking for "everything", or
+ * a garbled argument) would size every buffer of the thread: the bytes the
+ * call moved, but at least 1 MiB, say the same thing to the kernel. */
+#define RP_BIG_COUNT (1 << 20)
+
+static void ev__fd_io(struct rp_op *op, json_t *a)
+{
+	op->fd = arg_fd(a, "fd");
+	op->a[0] = arg_int(a, "count", arg_int(a, "length", 0));
+	op->a[1] = arg_int(a, "offset", 0);
+	if (op->a[0] > RP_BIG_COUNT && op->ret >= 0 && op->ret < op->a[0])
+		op->a[0] = op->ret > RP_BIG_COUNT ? op->ret : RP_BIG_COUNT;
+}
+
+/* readv and friends record no iovec: replay the bytes the call moved. */
+static void ev__vec_io(struct rp_op *op, json_t *a)
+{
+	op->fd = arg_fd(a, "fd");
+	op->a[0] = op->ret > 0 ? op->ret : 4096;
+	op->a[1] = arg_int(a, "pos_l", 0) | (arg_int(a, "pos_h", 0) << 32);
+	op->a[2] = arg_int(a, "flags", 0);
+}
+
+static void ev__open(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
+{
+	op->path = arg_path(p, op, ev, "pathname");
+	op->a[0] = arg_int(a, "flags", 0);
+	op->a[1] = arg_int(a, "mode", 0);
+	if (!strcmp(call, "creat"))
+		op->a[0] = O_CREAT | O_WRONLY | O_TRUNC;
+}
+
+/* newfstatat/statx with AT_EMPTY_PATH and "" are fstat on dirfd. */
+static void ev__stat(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
+{
+	const char *s = json_string_value(json_object_get(a, "pathname"));
+	int64_t fl = arg_int(a, "flags", 0);
+
+	if (s && !s[0] && (fl & AT_EMPTY_PATH)) {
+		op->kind = RK_FSTAT;
+		op->fd = arg_fd(a, "dirfd");
+		return;
+	}
+	op->path = arg_path(p, op, ev, "pathname");
+	op->a[0] = fl & AT_SYMLINK_NOFOLLOW;
+	if (!strcmp(call, "lstat"))
+		op->a[0] = AT_SYMLINK_NOFOLLOW;
+}
+
+static void ev__names(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
+{
+	switch (op->kind) {
+	case RK_MKDIR:
+		op->path = arg_path(p, op, ev, "pathname");
+		op->a[1] = arg_int(a, "mode", 0777);
+		break;
+	case RK_UNLINK:
+		op->path = arg_path(p, op, ev, "pathname");
+		op->a[0] = !strcmp(call, "rmdir") ? AT_REMOVEDIR : arg_int(a, "flags", 0);
+		break;
+	case RK_RENAME:
+	case RK_LINK:
+		op->path = arg_path(p, op, ev, "oldpath");
+		op->path2 = arg_path(p, op, ev, "newpath");
+		op->a[0] = arg_int(a, "flags", 0);
+		break;
+	case RK_SYMLINK:
+		/* the link text is stored as written, never resolved */
+		op->path2 = json_string_value(json_object_get(a, "target"));
+		op->path2 = op->path2 ? strdup(op->path2) : NULL;
+		op->path = arg_path(p, op, ev, "linkpath");
+		break;
+	case RK_TRUNCATE:
+		op->path = arg_path(p, op, ev, "path");
+		op->a[1] = arg_int(a, "length", 0);
+		break;
+	case RK_ACCESS:
+	case RK_READLINK:
+		op->path = arg_path(p, op, ev, "pathname");
+		op->a[0] = arg_int(a, "bufsiz", 4096);
+		break;
+	case RK_STAT: ev__stat(p, op, ev, a, call); break;
+	default: ev__open(p, op, ev, a, call); break;
+	}
+}
+
+static void ev__fcntl(struct rp_op *op, json_t *a)
+{
+	int64_t cmd = arg_int(a, "cmd", -1), arg = arg_int(a, "arg", 0);
+
+	op->fd = arg_fd(a, "fd");
+	op->a[1] = cmd;
+	op->a[2] = arg;
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		op->a[0] = cmd == F_DUPFD_CLOEXEC; /* stays RK_DUP */
+	else if (cmd == F_SETFD || cmd == F_GETFD || cmd == F_GETFL || cmd == F_SETFL)
+		op->kind = RK_FCNTL;
+	else
+		op->kind = RK_SKIP; /* locks, leases, pipe sizes: not yet */
+}
+
+static void ev__fds(struct rp_op *op, json_t *a, const char *call)
+{
+	switch (op->kind) {
+	case RK_DUP:
+		if (!strcmp(call, "fcntl")) {
+			ev__fcntl(op, a);
+			return;
+		}
+		op->fd = arg_fd(a, "oldfd");
+		return;
+	case RK_DUP2:
+		op->fd = arg_fd(a, "oldfd");
+		op->fd2 = arg_fd(a, "newfd");
+		op->a[0] = arg_int(a, "flags", 0) & O_CLOEXEC;
+		return;
+	case RK_PIPE:
+	case RK_EVENTFD:
+		op->a[0] = arg_int(a, "initval", 0);
+		op->a[2] = arg_int(a, "flags", 0);
+		return;
+	case RK_SOCKETPAIR:
+		op->a[0] = arg_int(a, "domain", 0);
+		op->a[1] = arg_int(a, "type", 0);
+		op->a[2] = arg_int(a, "protocol", 0);
+		return;
+	default: return;
+	}
+}
+
+static void ev__mem(struct rp_op *op, json_t *a)
+{
+	op->a[0] = arg_int(a, "length", 0);
+	if (op->kind == RK_MMAP) {
+		op->fd = arg_fd(a, "fd");
+		op->a[1] = arg_int(a, "offset", 0);
+		op->a[2] = arg_int(a, "prot", 0);
+		op->a[3] = arg_int(a, "flags", 0);
+		if (op->fd < 0 || (op->a[3] & MAP_ANONYMOUS))
+			op->kind = RK_IGNORE;
+		return;
+	}
+	/* munmap, msync: the recorded address, matched to a slot by plan.c */
+	op->a[1] = arg_int(a, "flags", 0);
+	op->a[3] = arg_int(a, "addr", 0);
+}
+
+static void ev__fdcalls(struct rp_op *op, json_t *a)
+{
+	op->fd = arg_fd(a, "fd");
+	switch (op->kind) {
+	case RK_LSEEK:
+		op->a[1] = arg_int(a, "offset", 0);
+		op->a[2] = arg_int(a, "whence", 0);
+		return;
+	case RK_SYNC_RANGE:
+		op->a[0] = arg_int(a, "nbytes", 0);
+		op->a[1] = arg_int(a, "offset", 0);
+		op->a[2] = arg_int(a, "flags", 0);
+		return;
+	case RK_FTRUNCATE: op->a[1] = arg_int(a, "length", 0); return;
+	case RK_FALLOCATE:
+	case RK_FADVISE:
+		op->a[0] = arg_int(a, "len", 0);
+		op->a[1] = arg_int(a, "offset", 0);
+		op->a[2] = arg_int(a, "mode", arg_int(a, "advice", 0));
+		return;
+	default: return;
+	}
+}
+
+/* Sockets: ports as the kernel reported them after the call ("sock"). */
+static void ev__sock(struct rp_op *op, json_t *ev, json_t *a, const char *call)
+{
+	json_t *so = json_object_get(ev, "sock");
+	int64_t lport = json_integer_value(json_object_get(so, "lport"));
+	int64_t rport = json_integer_value(json_object_get(so, "rport"));
+	int64_t fam = json_integer_value(json_object_get(so, "family"));
+	bool msg = strstr(call, "msg") != NULL;
+
+	op->fd = arg_fd(a, "sockfd");
+	switch (op->kind) {
+	case RK_SOCKET:
+		op->a[0] = arg_int(a, "domain", 0);
+		op->a[1] = arg_int(a, "type", 0);
+		op->a[2] = arg_int(a, "protocol", 0);
+		return;
+	case RK_BIND:
+	case RK_LISTEN:
+	case RK_CONNECT:
+	case RK_ACCEPT:
+		op->a[0] = op->kind == RK_LISTEN ? arg_int(a, "backlog", 16) :
+			   op->kind == RK_ACCEPT ? arg_int(a, "flags", 0) :
+						   fam;
+		op->a[1] = op->kind == RK_CONNECT || op->kind == RK_ACCEPT ? rport : lport;
+		op->a[2] = lport;
+		op->a[3] = -1;
+		return;
+	case RK_SEND:
+	case RK_RECV:
+		/* msg calls record no iovec: replay the bytes they moved */
+		op->a[0] = msg ? (op->ret > 0 ? op->ret : 1) : arg_int(a, "len", 0);
+		op->a[1] = arg_int(a, "flags", 0);
+		return;
+	default: op->a[0] = arg_int(a, "how", 0); return;
+	}
+}
+
+/* Metadata changes; utimensat's times are not recorded: "now" is used. */
+static void ev__attr(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
+{
+	int64_t fl = arg_int(a, "flags", 0);
+
+	op->a[0] = strstr(call, "mod") ? RP_ATTR_MODE :
+		   strstr(call, "own") ? RP_ATTR_OWNER :
+					 RP_ATTR_TIMES;
+	op->a[1] = arg_int(a, op->a[0] == RP_ATTR_MODE ? "mode" : "owner", -1);
+	op->a[2] = arg_int(a, "group", -1);
+	op->a[3] = !strcmp(call, "lchown") || (fl & AT_SYMLINK_NOFOLLOW);
+	if (!strcmp(call, "fchmod") || !strcmp(call, "fchown")) {
+		op->fd = arg_fd(a, "fd");
+		return;
+	}
+	if (json_is_null(json_object_get(a, "pathname")) && !strcmp(call, "utimensat")) {
+		op->fd = arg_fd(a, "dirfd"); /* utimensat(fd, NULL, ...) */
+		return;
+	}
+	op->path = arg_path(p, op, ev, json_object_get(a, "path") ? "path" : "pathname");
+}
+
+static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char *call)
+{
+	json_t *a = json_object_get(ev, "args");
+
+	switch (op->kind) {
+	case RK_READ:
+	case RK_WRITE:
+	case RK_PREAD:
+	case RK_PWRITE:
+	case RK_GETDENTS: ev__fd_io(op, a); break;
+	case RK_READV:
+	case RK_WRITEV:
+	case RK_PREADV:
+	case RK_PWRITEV: ev__vec_io(op, a); break;
+	case RK_OPEN:
+	case RK_MKDIR:
+	case RK_UNLINK:
+	case RK_RENAME:
+	case RK_LINK:
+	case RK_SYMLINK:
+	case RK_TRUNCATE:
+	case RK_ACCESS:
+	case RK_READLINK:
+	case RK_STAT: ev__names(p, op, ev, a, call); break;
+	case RK_DUP:
+	case RK_DUP2:
+	case RK_PIPE:
+	case RK_EVENTFD:
+	case RK_SOCKETPAIR: ev__fds(op, a, call); break;
+	case RK_MMAP:
+	case RK_MUNMAP:
+	case RK_MSYNC: ev__mem(op, a); break;
+	case RK_ATTR: ev__attr(p, op, ev, a, call); break;
+	case RK_CLOSE_RANGE:
+		op->a[0] = arg_int(a, "first", 0);
+		op->a[1] = arg_int(a, "last", 0);
+		op->a[2] = arg_int(a, "flags", 0);
+		break;
+	case RK_SOCKET:
+	case RK_BIND:
+	case RK_LISTEN:
+	case RK_CONNECT:
+	case RK_ACCEPT:
+	case RK_SEND:
+	case RK_RECV:
+	case RK_SHUTDOWN: ev__sock(op, ev, a, call); break;
+	case RK_CLOSE:
+	case RK_FSTAT:
+	case RK_FSYNC:
+	case RK_FDATASYNC:
+	case RK_SYNCFS:
+	case RK_LSEEK:
+	case RK_SYNC_RANGE:
+	case RK_FTRUNCATE:
+	case RK_FALLOCATE:
+	case RK_FADVISE: ev__fdcalls(op, a); break;
+	default: break;
+	}
+}
+
+/* Recorded deps are kept as ids here; plan__compile turns them into indexes. */
+static const char *ev__deps(struct rp_op *op, json_t *ev)
+{
+	json_t *d = json_object_get(ev, "deps"), *o;
+	size_t i;
+
+	if (!d)
+		return NULL;
+	if (!json_is_array(d))
+		return "\"deps\" is not an array";
+	if (!json_array_size(d))
+		return NULL;
+	op->deps = calloc(json_array_size(d), sizeof(*op->deps));
+	if (!op->deps)
+		return "out of memory";
+	json_array_foreach(d, i, o)
+	{
+		json_t *id = json_object_get(o, "id");
+
+		if (!json_is_integer(id) || json_integer_value(id) < 0 ||
+		    json_integer_value(id) >= UINT32_MAX)
+			return "dep without a valid \"id\"";
+		op->deps[op->ndeps++] = json_integer_value(id);
+	}
+	return NULL;
+}
+
+static const char *ev__times(struct rp_op *op, json_t *ev)
+{
+	json_t *ret = json_object_get(ev, "ret"), *ts = json_object_get(ev, "ts");
+	json_t *id = json_object_get(ev, "id");
+
+	if (!json_is_integer(id) || json_integer_value(id) < 0 ||
+	    json_integer_value(id) >= UINT32_MAX)
+		return "no valid \"id\"";
+	if (!json_is_integer(ret) || !json_is_integer(ts) || json_integer_value(ts) < 0)
+		return "no valid \"ret\" or \"ts\"";
+	op->id = json_integer_value(id);
+	op->ret = json_integer_value(ret);
+	op->ts = json_integer_value(ts);
+	op->dur = json_integer_value(json_object_get(ev, "dur"));
+	op->compute = json_integer_value(json_object_get(ev, "compute_ns"));
+	return NULL;
+}
+
+const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
+{
+	const char *call = json_string_value(json_object_get(ev, "call")), *why;
+	json_t *tid = json_object_get(ev, "tid"), *pid = json_object_get(ev, "pid");
+	struct rp_thread *t;
+
+	op->fd = op->fd2 = -1;
+	if (!call || !json_is_integer(tid) || !json_is_integer(pid))
+		return "no \"call\", \"pid\" or \"tid\"";
+	if (!json_is_object(json_object_get(ev, "args")))
+		return "no \"args\" object";
+	why = ev__times(op, ev);
+	if (why)
+		return why;
+	t = plan__thread(p, json_integer_value(tid), json_integer_value(pid));
+	op->call = plan__call_idx(p, call);
+	if (!t || op->call == RP_NONE)
+		return "out of memory";
+	op->tidx = t - p->th;
+	op->pidx = t->pidx;
+	op->kind = rp_kind__of(call);
+	/* a call in progress at the attach has no arguments to replay */
+	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT)
+		op->kind = RK_SKIP;
+	ev__args(p, op, ev, call);
+	return ev__deps(op, ev);
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ops on fds: the recorded fd goes through its process's remap table; data
+ * moves through the thread's page-aligned buffer.  An fd outside the sandbox
+ * (a terminal, a pipe to the tracer) is a sink whose calls are emulated with
+ * their recorded results; an fd the replay never got (its open was skipped)
+ * makes the op skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "replay.h"
+#include "rp_ops.h"
+
+int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t rfd)
+{
+	if (rfd < 0 || (uint32_t)rfd >= p->nfd)
+		return RP_FD_UNSET;
+	return atomic_load_explicit(&p->pr[op->pidx].fd[rfd], memory_order_acquire);
+}
+
+/* Points recorded fd RFD of process PIDX at FD, closing what it pointed at. */
+void fd__set(struct rp_plan *p, uint32_t pidx, int64_t rfd, int fd, uint8_t fl)
+{
+	struct rp_proc *pr = &p->pr[pidx];
+	int old;
+
+	if (rfd < 0 || (uint64_t)rfd >= p->nfd) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	atomic_store_explicit(&pr->fdfl[rfd], fl, memory_order_relaxed);
+	old = atomic_exchange_explicit(&pr->fd[rfd], fd, memory_order_acq_rel);
+	if (old >= 0 && old != fd)
+		close(old);
+}
+
+static uint8_t fd__flags(const struct rp_plan *p, const struct rp_op *op, int32_t rfd)
+{
+	return atomic_load_explicit(&p->pr[op->pidx].fdfl[rfd], memory_order_relaxed);
+}
+
+static size_t io_len(const struct rp_thread *t, const struct rp_op *op)
+{
+	uint64_t n = op->a[0] > 0 ? (uint64_t)op->a[0] : 0;
+
+	return n < t->bufsz ? n : t->bufsz;
+}
+
+static int64_t fd__io(struct rp_thread *t, const struct rp_op *op, int fd)
+{
+	struct iovec iov = { t->buf, io_len(t, op) };
+	ssize_t r;
+
+	switch (op->kind) {
+	case RK_READ: r = read(fd, iov.iov_base, iov.iov_len); break;
+	case RK_WRITE: r = write(fd, iov.iov_base, iov.iov_len); break;
+	case RK_PREAD: r = pread(fd, iov.iov_base, iov.iov_len, op->a[1]); break;
+	case RK_PWRITE: r = pwrite(fd, iov.iov_base, iov.iov_len, op->a[1]); break;
+	case RK_READV: r = readv(fd, &iov, 1); break;
+	case RK_WRITEV: r = writev(fd, &iov, 1); break;
+	case RK_PREADV: r = preadv2(fd, &iov, 1, op->a[1], op->a[2]); break;
+	case RK_PWRITEV: r = pwritev2(fd, &iov, 1, op->a[1], op->a[2]); break;
+	case RK_GETDENTS: r = syscall(SYS_getdents64, fd, iov.iov_base, iov.iov_len); break;
+	default: return RP_SKIPPED;
+	}
+	return sys_res(r);
+}
+
+static int64_t fd__misc(const struct rp_op *op, int fd)
+{
+	struct stat st;
+	long r;
+
+	switch (op->kind) {
+	case RK_LSEEK: r = lseek(fd, op->a[1], op->a[2]); break;
+	case RK_FSYNC: r = fsync(fd); break;
+	case RK_FDATASYNC: r = fdatasync(fd); break;
+	case RK_SYNCFS: r = syncfs(fd); break;
+	case RK_SYNC_RANGE: r = sync_file_range(fd, op->a[1], op->a[0], op->a[2]); break;
+	case RK_FTRUNCATE: r = ftruncate(fd, op->a[1]); break;
+	case RK_FALLOCATE: r = fallocate(fd, op->a[2], op->a[1], op->a[0]); break;
+	case RK_FSTAT: r = fstat(fd, &st); break;
+	case RK_FADVISE: r = posix_fadvise(fd, op->a[1], op->a[0], op->a[2]); return -(int64_t)r;
+	default: return RP_SKIPPED;
+	}
+	return sys_res(r);
+}
+
+static int64_t fd__dup(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)
+{
+	int64_t target = op->kind == RK_DUP2 ? op->fd2 : op->ret;
+	int nfd;
+
+	if (op->kind == RK_DUP2 && op->fd == op->fd2)
+		return op->fd2;
+	fl &= ~RP_FL_CLOEXEC;
+	if (op->a[0])
+		fl |= RP_FL_CLOEXEC;
+	if (fd == RP_FD_SINK) {
+		fd__set(p, op->pidx, target, RP_FD_SINK, fl);
+		return target;
+	}
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (nfd < 0)
+		return -errno;
+	fd__set(p, op->pidx, target, nfd, fl);
+	return target;
+}
+
+static int64_t fd__fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)
+{
+	long r;
+
+	if (op->a[1] == F_SETFD) {
+		fl = (fl & ~RP_FL_CLOEXEC) | (op->a[2] & FD_CLOEXEC ? RP_FL_CLOEXEC : 0);
+		atomic_store(&p->pr[op->pidx].fdfl[op->fd], fl);
+		return 0;
+	}
+	if (op->a[1] == F_GETFD)
+		return fl & RP_FL_CLOEXEC ? FD_CLOEXEC : 0;
+	if (fd == RP_FD_SINK)
+		return op->ret;
+	r = fcntl(fd, op->a[1], op->a[2]);
+	return sys_res(r);
+}
+
+static int64_t fd__close(struct rp_plan *p, const struct rp_op *op, int fd, bool *emul)
+{
+	if (fd < 0) {
+		*emul = true;
+		if (fd == RP_FD_UNSET && op->ret < 0)
+			return op->ret;
+		fd__set(p, op->pidx, op->fd, RP_FD_UNSET, 0);
+		return 0;
+	}
+	/* take it out of the table first: no other thread may close it twice */
+	fd__set(p, op->pidx, op->fd, RP_FD_UNSET, 0);
+	return 0;
+}
+
+static int64_t fd__mmap(struct rp_plan *p, const struct rp_op *op, int fd)
+{
+	int flags = op->a[3] & ~(MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_GROWSDOWN);
+	void *m = mmap(NULL, op->a[0], op->a[2], flags, fd, op->a[1]);
+
+	if (m == MAP_FAILED)
+		return -errno;
+	p->maps[op->fd2] = m;
+	return op->ret;
+}
+
+/* An op whose fd is a sink or a host device: what would it have done? */
+static int64_t fd__emulate(const struct rp_op *op, int fd, uint8_t fl, bool *emul)
+{
+	bool writes = op->kind == RK_WRITE || op->kind == RK_PWRITE || op->kind == RK_WRITEV ||
+		      op->kind == RK_PWRITEV;
+
+	if (fd == RP_FD_SINK || (writes && (fl & RP_FL_EMUL_WRITE))) {
+		*emul = true;
+		return op->ret;
+	}
+	return RP_SKIPPED;
+}
+
+int64_t fd__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
+{
+	int fd = fd__get(p, op, op->fd);
+	uint8_t fl = fd >= 0 || fd == RP_FD_SINK ? fd__flags(p, op, op->fd) : 0;
+	int64_t r;
+
+	if (op->kind == RK_CLOSE)
+		return fd__close(p, op, fd, emul);
+	if (fd == RP_FD_UNSET)
+		return op->ret == -EBADF ? -EBADF : RP_SKIPPED;
+	if (op->kind == RK_DUP || op->kind == RK_DUP2)
+		return fd__dup(p, op, fd, fl);
+	if (op->kind == RK_FCNTL)
+		return fd__fcntl(p, op, fd, fl);
+	r = fd__emulate(op, fd, fl, emul);
+	if (r != RP_SKIPPED)
+		return r;
+	if (op->kind == RK_MMAP)
+		return fd__mmap(p, op, fd);
+	r = fd__io(t, op, fd);
+	return r != RP_SKIPPED ? r : fd__misc(op, fd);
+}

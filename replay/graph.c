@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Plan passes over the whole trace: deps that would deadlock against thread
+ * order, mmap slots, and the parent directories the sandbox needs that the
+ * header does not list (parents of files the trace creates).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "replay.h"
+#include "rp_plan.h"
+
+/* Kahn over deps + thread order; deps among ops left unsorted are cut. */
+uint32_t plan__break_cycles(struct rp_plan *p)
+{
+	uint32_t *indeg = calloc(p->nops, sizeof(*indeg)), *q = calloc(p->nops, sizeof(*q));
+	uint32_t *next = malloc(p->nops * sizeof(*next)), *off = calloc(p->nops + 1, sizeof(*off));
+	uint32_t *out = NULL, head = 0, tail = 0, cut = 0;
+
+	if (!indeg || !q || !next || !off)
+		goto out;
+	for (uint32_t t = 0; t < p->nth; t++)
+		for (uint32_t k = 0; k < p->th[t].nops; k++) {
+			next[p->th[t].ops[k]] =
+				k + 1 < p->th[t].nops ? p->th[t].ops[k + 1] : RP_NONE;
+			indeg[p->th[t].ops[k]] = k > 0;
+		}
+	for (uint32_t i = 0; i < p->nops; i++)
+		for (uint32_t k = 0; k < p->ops[i].ndeps; k++) {
+			off[(p->ops[i].deps[k] & ~RP_DEP_START) + 1]++;
+			indeg[i]++;
+		}
+	for (uint32_t i = 0; i < p->nops; i++)
+		off[i + 1] += off[i];
+	out = malloc((off[p->nops] + 1) * sizeof(*out));
+	if (!out)
+		goto out;
+	for (uint32_t i = 0; i < p->nops; i++)
+		for (uint32_t k = 0; k < p->ops[i].ndeps; k++)
+			out[off[p->ops[i].deps[k] & ~RP_DEP_START]++] = i;
+	/* off[j] now ends j's edges; the start is off[j - 1] (0 for j = 0) */
+	for (uint32_t i = 0; i < p->nops; i++)
+		if (!indeg[i])
+			q[tail++] = i;
+	while (head < tail) {
+		uint32_t j = q[head++];
+
+		for (uint32_t e = j ? off[j - 1] : 0; e < off[j]; e++)
+			if (!--indeg[out[e]])
+				q[tail++] = out[e];
+		if (next[j] != RP_NONE && !--indeg[next[j]])
+			q[tail++] = next[j];
+	}
+	if (tail == p->nops)
+		goto out;
+	/* indeg > 0 marks the ops left in cycles: cut their deps on each other */
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+		uint32_t n = 0;
+
+		for (uint32_t k = 0; k < op->ndeps; k++) {
+			if (indeg[i] && indeg[op->deps[k] & ~RP_DEP_START])
+				cut++;
+			else
+				op->deps[n++] = op->deps[k];
+		}
+		op->ndeps = n;
+	}
+out:
+	free(indeg);
+	free(q);
+	free(next);
+	free(off);
+	free(out);
+	return cut;
+}
+
+struct live_map {
+	uint32_t pidx, slot;
+	uint64_t start, len;
+};
+
+static struct live_map *map__find(struct live_map *v, uint32_t n, uint32_t pidx, uint64_t a)
+{
+	for (uint32_t i = n; i-- > 0;)
+		if (v[i].pidx == pidx && a >= v[i].start && a < v[i].start + v[i].len)
+			return &v[i];
+	return NULL;
+}
+
+/* File mappings get slots; munmap/msync find theirs by the recorded address. */
+int plan__mmaps(struct rp_plan *p)
+{
+	struct live_map *live = NULL, *m;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+
+		if (op->kind == RK_MMAP && op->ret >= 0) {
+			m = realloc(live, (n + 1) * sizeof(*m));
+			if (!m)
+				return free(live), -ENOMEM;
+			live = m;
+			live[n++] = (struct live_map){ op->pidx, p->nmaps, op->ret, op->a[0] };
+			op->fd2 = p->nmaps++;
+		} else if (op->kind == RK_MUNMAP || op->kind == RK_MSYNC) {
+			m = map__find(live, n, op->pidx, op->a[3]);
+			if (!m) {
+				op->kind = RK_IGNORE; /* anonymous memory */
+				continue;
+			}
+			op->fd2 = m->slot;
+			op->a[2] = op->a[3] - m->start;
+			if (op->kind == RK_MUNMAP && op->a[2] == 0 && (uint64_t)op->a[0] >= m->len)
+				*m = live[--n];
+		}
+	}
+	free(live);
+	p->maps = calloc(p->nmaps + 1, sizeof(*p->maps));
+	return p->maps ? 0 : -ENOMEM;
+}
+
+static int file__cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rp_file *)a)->path, ((const struct rp_file *)b)->path);
+}
+
+static int str__cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct strs {
+	char **v;
+	uint32_t n, cap;
+};
+
+static int strs__add(struct strs *s, const char *str, size_t len)
+{
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 64;
+		char **v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n] = strndup(str, len);
+	return s->v[s->n++] ? 0 : -ENOMEM;
+}
+
+static int strs__add_norm(struct strs *s, const char *path)
+{
+	int err = strs__add(s, path, strlen(path));
+
+	if (!err)
+		path__normalize(s->v[s->n - 1]);
+	return err;
+}
+
+static bool strs__has(const struct strs *s, const char *str, size_t len)
+{
+	char buf[4096];
+	char *key = buf;
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, str, len);
+	buf[len] = '\0';
+	return s->n && bsearch(&key, s->v, s->n, sizeof(*s->v), str__cmp);
+}
+
+static bool path_outside_fs(const char *s)
+{
+	return !strncmp(s, "/dev/", 5) || !strncmp(s, "/proc/", 6) || !strncmp(s, "/sys/", 5);
+}
+
+/* Ancestors of PATH up to the first one the trace itself creates. */
+static int plan__parents(struct strs *need, const struct strs *made, const char *orig)
+{
+	char path[4096];
+	const char *s;
+	int err = 0;
+
+	if (!orig || orig[0] != '/' || strlen(orig) >= sizeof(path))
+		return 0;
+	strcpy(path, orig);
+	path__normalize(path);
+	s = strrchr(path, '/');
+	if (path_outside_fs(path))
+		return 0;
+	for (; s > path && !err; s--) {
+		if (*s != '/')
+			continue;
+		if (strs__has(made, path, s - path))
+			break;
+		err = strs__add(need, path, s - path);
+	}
+	return err;
+}
+
+static int plan__made_dirs(struct rp_plan *p, struct strs *made)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		const struct rp_op *op = &p->ops[i];
+
+		if (op->ret < 0 || !op->path)
+			continue;
+		if (op->kind == RK_MKDIR || op->kind == RK_SYMLINK)
+			err = strs__add_norm(made, op->path);
+		else if (op->kind == RK_RENAME && op->path2)
+			err = strs__add_norm(made, op->path2);
+	}
+	if (made->n)
+		qsort(made->v, made->n, sizeof(*made->v), str__cmp);
+	return err;
+}
+
+static int plan__add_dirs(struct rp_plan *p, struct strs *need)
+{
+	struct rp_file *v = realloc(p->files, (p->nfiles + need->n + 1) * sizeof(*v));
+	uint32_t n0 = p->nfiles;
+	const char *prev = "";
+
+	if (!v)
+		return -ENOMEM;
+	p->files = v;
+	if (need->n)
+		qsort(need->v, need->n, sizeof(*need->v), str__cmp);
+	for (uint32_t i = 0; i < need->n; i++) {
+		struct rp_file key = { .path = need->v[i] };
+
+		if (!strcmp(need->v[i], prev))
+			continue;
+		prev = need->v[i];
+		if (n0 && bsearch(&key, v, n0, sizeof(*v), file__cmp))
+			continue;
+		v[p->nfiles++] = (struct rp_file){ .path = need->v[i], .type = 'd' };
+		need->v[i] = NULL;
+	}
+	if (p->nfiles)
+		qsort(v, p->nfiles, sizeof(*v), file__cmp);
+	return 0;
+}
+
+int plan__expect_dirs(struct rp_plan *p)
+{
+	struct strs made = { 0 }, need = { 0 };
+	int err = plan__made_dirs(p, &made);
+
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		const struct rp_op *op = &p->ops[i];
+
+		if (op->ret < 0 || op->kind <= RK_EXIT)
+			continue;
+		err = plan__parents(&need, &made, op->path);
+		if (!err && op->kind != RK_SYMLINK)
+			err = plan__parents(&need, &made, op->path2);
+	}
+	/* the header lists parents, but a crafted or older one may not */
+	for (uint32_t i = 0; i < p->nfiles && !err; i++)
+		err = plan__parents(&need, &made, p->files[i].path);
+	if (p->nfiles)
+		qsort(p->files, p->nfiles, sizeof(*p->files), file__cmp);
+	if (!err)
+		err = plan__add_dirs(p, &need);
+	for (uint32_t i = 0; i < made.n; i++)
+		free(made.v[i]);
+	for (uint32_t i = 0; i < need.n; i++)
+		free(need.v[i]);
+	free(made.v);
+	free(need.v);
+	return err;
+}

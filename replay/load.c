@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reads the annotated trace: the header into threads, processes and the
+ * sandbox's initial files, each event line into one op with its arguments
+ * already in the form the replay issues them (event.c).  Everything that can
+ * be wrong with the input is found here, with its line number.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "log.h"
+#include "replay.h"
+#include "rp_event.h"
+#include "rp_track.h"
+#include "rp_plan.h"
+
+struct loader {
+	struct rp_plan *p;
+	const char *file;
+	unsigned long line;
+	uint32_t cap;
+};
+
+uint32_t plan__call_idx(struct rp_plan *p, const char *name)
+{
+	char **v;
+
+	for (uint32_t i = 0; i < p->ncalls; i++)
+		if (!strcmp(p->calls[i], name))
+			return i;
+	v = realloc(p->calls, (p->ncalls + 1) * sizeof(*v));
+	if (!v)
+		return RP_NONE;
+	p->calls = v;
+	v[p->ncalls] = strdup(name);
+	return v[p->ncalls] ? p->ncalls++ : RP_NONE;
+}
+
+uint32_t plan__proc(struct rp_plan *p, int32_t pid)
+{
+	struct rp_proc *v;
+
+	for (uint32_t i = 0; i < p->npr; i++)
+		if (p->pr[i].pid == pid)
+			return i;
+	v = realloc(p->pr, (p->npr + 1) * sizeof(*v));
+	if (!v)
+		return RP_NONE;
+	p->pr = v;
+	memset(&v[p->npr], 0, sizeof(*v));
+	v[p->npr].pid = pid;
+	return p->npr++;
+}
+
+struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid)
+{
+	static uint32_t last;
+	struct rp_thread *v;
+
+	/* events come in runs of one thread: try the last hit first */
+	if (last < p->nth && p->th[last].tid == tid)
+		return &p->th[last];
+	for (uint32_t i = 0; i < p->nth; i++)
+		if (p->th[i].tid == tid)
+			return &p->th[last = i];
+	if (pid < 0)
+		return NULL;
+	v = realloc(p->th, (p->nth + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->th = v;
+	memset(&v[p->nth], 0, sizeof(*v));
+	v[p->nth].tid = tid;
+	v[p->nth].pid = pid;
+	v[p->nth].gate = RP_NONE;
+	v[p->nth].pidx = plan__proc(p, pid);
+	return v[p->nth].pidx == RP_NONE ? NULL : &v[last = p->nth++];
+}
+
+static int load__threads(struct rp_plan *p, json_t *h)
+{
+	json_t *a = json_object_get(h, "threads"), *t;
+	size_t i;
+
+	json_array_foreach(a, i, t)
+	{
+		json_t *tid = json_object_get(t, "tid"), *pid = json_object_get(t, "pid");
+
+		if (!json_is_integer(tid) || !json_is_integer(pid))
+			return -EINVAL;
+		if (!plan__thread(p, json_integer_value(tid), json_integer_value(pid)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int load__procs(struct rp_plan *p, json_t *h)
+{
+	json_t *a = json_object_get(h, "processes"), *o;
+	size_t i;
+
+	json_array_foreach(a, i, o)
+	{
+		const char *cwd = json_string_value(json_object_get(o, "cwd"));
+		uint32_t k;
+
+		if (!json_is_integer(json_object_get(o, "pid")))
+			return -EINVAL;
+		k = plan__proc(p, json_integer_value(json_object_get(o, "pid")));
+		if (k == RP_NONE)
+			return -ENOMEM;
+		p->pr[k].ppid = json_integer_value(json_object_get(o, "ppid"));
+		if (cwd && cwd[0] == '/' && !p->pr[k].cwd)
+			p->pr[k].cwd = strdup(cwd);
+	}
+	return 0;
+}
+
+/* Lexical clean-up, "/" as the floor: the root's initial state is matched
+ * by name against what is on disk when a root is reused. */
+void path__normalize(char *s)
+{
+	char *out = s, *in = s;
+
+	while (*in) {
+		char *end;
+		size_t n;
+
+		while (*in == '/')
+			in++;
+		end = strchrnul(in, '/');
+		n = end - in;
+		if (n == 1 && in[0] == '.') {
+			/* nothing */
+		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
+			while (out > s && *--out != '/')
+				;
+		} else if (n) {
+			*out++ = '/';
+			memmove(out, in, n);
+			out += n;
+		}
+		in = end;
+	}
+	if (out == s)
+		*out++ = '/';
+	*out = '\0';
+}
+
+static int load__file(struct rp_file *f, json_t *o)
+{
+	const char *path = json_string_value(json_object_get(o, "path"));
+	const char *type = json_string_value(json_object_get(o, "type"));
+	const char *target = json_string_value(json_object_get(o, "target"));
+
+	if (!path || path[0] != '/' || !type)
+		return -EINVAL;
+	if (!strcmp(type, "file"))
+		f->type = 'f';
+	else if (!strcmp(type, "dir"))
+		f->type = 'd';
+	else if (!strcmp(type, "symlink") && target)
+		f->type = 'l';
+	else
+		return 0; /* symlinks whose text was never read: nothing to make */
+	f->path = strdup(path);
+	if (f->path)
+		path__normalize(f->path);
+	f->target = target ? strdup(target) : NULL;
+	f->size = json_integer_value(json_object_get(o, "size"));
+	return f->path ? 1 : -ENOMEM;
+}
+
+static int load__files(struct rp_plan *p, json_t *h)
+{
+	json_t *a = json_object_get(h, "files"), *o;
+	size_t i;
+	int err;
+
+	if (!json_is_array(a))
+		return -EINVAL;
+	p->files = calloc(json_array_size(a) + 1, sizeof(*p->files));
+	if (!p->files)
+		return -ENOMEM;
+	json_array_foreach(a, i, o)
+	{
+		err = load__file(&p->files[p->nfiles], o);
+		if (err < 0)
+			return err;
+		p->nfiles += err;
+	}
+	return 0;
+}
+
+static int load__header(struct loader *l, json_t *h)
+{
+	json_t *v = json_object_get(h, "version");
+	int err;
+
+	if (!json_is_object(h) || !json_is_string(json_object_get(h, "type")) ||
+	    strcmp(json_string_value(json_object_get(h, "type")), "header") ||
+	    !json_is_integer(v)) {
+		err("%s: not an iotrace annotated trace (make one with 'iotrace analyze "
+		    "--infer-causality')",
+		    l->file);
+		return -EINVAL;
+	}
+	if (json_integer_value(v) != RP_FORMAT_VERSION) {
+		err("%s: unsupported annotated trace version %lld (this iotrace reads %d)", l->file,
+		    (long long)json_integer_value(v), RP_FORMAT_VERSION);
+		return -EINVAL;
+	}
+	l->p->header_events = json_integer_value(json_object_get(h, "events"));
+	l->p->clock_start = json_integer_value(json_object_get(h, "clock_start_ns"));
+	err = load__procs(l->p, h);
+	if (!err)
+		err = load__threads(l->p, h);
+	if (!err)
+		err = load__files(l->p, h);
+	if (err)
+		err("%s:1: bad header: %s", l->file,
+		    err == -ENOMEM ? "out of memory" : "threads, processes or files malformed");
+	return err;
+}
+
+static struct rp_op *load__new_op(struct loader *l)
+{
+	struct rp_plan *p = l->p;
+
+	if (p->nops == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 1024;
+		struct rp_op *v = realloc(p->ops, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		p->ops = v;
+		l->cap = cap;
+	}
+	memset(&p->ops[p->nops], 0, sizeof(p->ops[0]));
+	return &p->ops[p->nops];
+}
+
+static int load__event(struct loader *l, json_t *ev)
+{
+	struct rp_op *op = load__new_op(l);
+	const char *why;
+
+	if (!op)
+		return -ENOMEM;
+	why = event__compile(l->p, op, ev);
+	if (!why && l->p->nops && op->id <= l->p->ops[l->p->nops - 1].id)
+		why = "event ids out of order";
+	if (why) {
+		err("%s:%lu: bad event: %s", l->file, l->line, why);
+		/* not counted in nops: plan__free would not see it */
+		free(op->deps);
+		free((char *)op->path);
+		free((char *)op->path2);
+		return -EINVAL;
+	}
+	l->p->nops++;
+	return track__op(l->p, op, ev);
+}
+
+static int load__line(struct loader *l, const char *buf, size_t len)
+{
+	json_error_t je;
+	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	const char *type;
+	int err = 0;
+
+	if (!j) {
+		if (l->line == 1)
+			err("%s: not an iotrace annotated trace (line 1 is not JSON)", l->file);
+		else
+			err("%s:%lu: malformed JSON: %s", l->file, l->line, je.text);
+		return -EINVAL;
+	}
+	type = json_string_value(json_object_get(j, "type"));
+	if (l->line == 1)
+		err = load__header(l, j);
+	else if (type && !strcmp(type, "event"))
+		err = load__event(l, j);
+	else if (!type)
+		err = (err("%s:%lu: line has no \"type\"", l->file, l->line), -EINVAL);
+	/* other line types are for other readers: skip them */
+	json_decref(j);
+	return err;
+}
+
+static int load__check_end(struct loader *l, bool newline)
+{
+	struct rp_plan *p = l->p;
+
+	if (l->line == 0) {
+		err("%s: not an iotrace annotated trace (empty file)", l->file);
+		return -EINVAL;
+	}
+	if (!newline || (p->header_events && p->nops < p->header_events)) {
+		err("%s: truncated: %u of %llu events, last line %lu%s", l->file, p->nops,
+		    (unsigned long long)p->header_events, l->line,
+		    newline ? "" : " has no newline");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int plan__load(struct rp_plan *p, const char *file)
+{
+	struct loader l = { .p = p, .file = file };
+	FILE *f = fopen(file, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool nl = true;
+	int err = 0;
+
+	if (!f) {
+		err = -errno;
+		err("%s: %s", file, strerror(errno));
+		return err;
+	}
+	while (!err && (n = getline(&buf, &cap, f)) > 0) {
+		l.line++;
+		nl = buf[n - 1] == '\n';
+		if (l.line == 1 && (size_t)n != strlen(buf)) {
+			err("%s: not an iotrace annotated trace (binary data)", file);
+			err = -EINVAL;
+			break;
+		}
+		err = load__line(&l, buf, n);
+	}
+	if (!err && ferror(f))
+		err = (err("%s: read error: %s", file, strerror(errno)), -EIO);
+	if (!err)
+		err = load__check_end(&l, nl);
+	track__free();
+	free(buf);
+	fclose(f);
+	return err;
+}

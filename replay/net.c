@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections, in trace order: a connect whose port some traced socket was
+ * listening on is replayed against that socket's replay port (and waits for
+ * its listen); any other connect, and an accept whose client is not traced,
+ * gets a peer the replayer plays itself (peer.c).  A peer's quota is what
+ * the application read from the connection in the trace.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+struct sock_ref {
+	uint32_t pidx;
+	int32_t fd;
+	int32_t listen; /* listener slot bound to this fd, or -1 */
+	int32_t peer;	/* external peer of this connection, or -1 */
+};
+
+struct net_pass {
+	struct sock_ref *refs;
+	uint32_t nrefs;
+	uint32_t *listen_op;   /* per listener slot: its listen op, RP_NONE before */
+	int64_t *listen_port;  /* per listener slot: recorded port */
+	int64_t *client_ports; /* recorded local ports of traced connects */
+	uint32_t nclients;
+};
+
+static struct sock_ref *ref__get(struct net_pass *n, uint32_t pidx, int32_t fd, bool make)
+{
+	struct sock_ref *v;
+
+	for (uint32_t i = 0; i < n->nrefs; i++)
+		if (n->refs[i].pidx == pidx && n->refs[i].fd == fd)
+			return &n->refs[i];
+	if (!make)
+		return NULL;
+	v = realloc(n->refs, (n->nrefs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	n->refs = v;
+	v[n->nrefs] = (struct sock_ref){ pidx, fd, -1, -1 };
+	return &v[n->nrefs++];
+}
+
+static int net__dep(struct rp_op *op, uint32_t dep)
+{
+	uint32_t *v = realloc(op->deps, (op->ndeps + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	op->deps = v;
+	v[op->ndeps++] = dep;
+	return 0;
+}
+
+static int net__new_peer(struct rp_plan *p, bool incoming, int family, int32_t listen)
+{
+	struct rp_peer *v = realloc(p->peers, (p->npeers + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->peers = v;
+	v[p->npeers] = (struct rp_peer){
+		.incoming = incoming, .family = family, .listen = listen, .lfd = -1, .fd = -1
+	};
+	return p->npeers++;
+}
+
+static int net__bind(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+{
+	struct sock_ref *r = ref__get(n, op->pidx, op->fd, true);
+	uint32_t *lo = realloc(n->listen_op, (p->nlisten + 1) * sizeof(*lo));
+	int64_t *lp = realloc(n->listen_port, (p->nlisten + 1) * sizeof(*lp));
+
+	if (lo)
+		n->listen_op = lo;
+	if (lp)
+		n->listen_port = lp;
+	if (!r || !lo || !lp)
+		return -ENOMEM;
+	r->listen = p->nlisten;
+	lo[p->nlisten] = RP_NONE;
+	lp[p->nlisten] = op->a[1];
+	op->a[3] = p->nlisten++;
+	return 0;
+}
+
+/* Connects to a port a traced socket listens on stay inside the replay. */
+static int net__connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+{
+	struct sock_ref *r;
+	int peer;
+
+	op->a[2] = op->a[3] = -1;
+	for (uint32_t l = p->nlisten; l-- > 0;) {
+		if (n->listen_op[l] == RP_NONE || n->listen_port[l] != op->a[1])
+			continue;
+		op->a[3] = l;
+		/* the listener must be listening before the connect is issued */
+		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net__dep(op, n->listen_op[l]);
+	}
+	peer = net__new_peer(p, false, op->a[0], -1);
+	r = peer < 0 ? NULL : ref__get(n, op->pidx, op->fd, true);
+	if (!r)
+		return -ENOMEM;
+	r->peer = peer;
+	op->a[2] = peer;
+	return 0;
+}
+
+static bool net__traced_client(const struct net_pass *n, int64_t port)
+{
+	for (uint32_t i = 0; i < n->nclients; i++)
+		if (n->client_ports[i] == port)
+			return true;
+	return false;
+}
+
+/* An accepted connection from a client outside the trace gets a peer. */
+static int net__accept(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+{
+	struct sock_ref *l = ref__get(n, op->pidx, op->fd, false), *r;
+	int peer;
+
+	if (!l || l->listen < 0 || net__traced_client(n, op->a[1]))
+		return 0;
+	peer = net__new_peer(p, true, 0, l->listen);
+	r = peer < 0 ? NULL : ref__get(n, op->pidx, op->ret, true);
+	if (!r)
+		return -ENOMEM;
+	r->peer = peer;
+	return 0;
+}
+
+static void net__close(struct net_pass *n, const struct rp_op *op)
+{
+	struct sock_ref *r = ref__get(n, op->pidx, op->fd, false);
+
+	if (r)
+		*r = n->refs[--n->nrefs];
+}
+
+static int net__one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+{
+	struct sock_ref *r;
+
+	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS))
+		return 0;
+	switch (op->kind) {
+	case RK_BIND: return net__bind(p, n, op);
+	case RK_LISTEN:
+		r = ref__get(n, op->pidx, op->fd, false);
+		if (r && r->listen >= 0) {
+			op->a[3] = r->listen;
+			n->listen_op[r->listen] = op - p->ops;
+		}
+		return 0;
+	case RK_CONNECT: return net__connect(p, n, op);
+	case RK_ACCEPT: return net__accept(p, n, op);
+	case RK_RECV:
+	case RK_READ:
+	case RK_READV:
+		r = ref__get(n, op->pidx, op->fd, false);
+		if (r && r->peer >= 0)
+			p->peers[r->peer].quota += op->ret;
+		return 0;
+	case RK_CLOSE: net__close(n, op); return 0;
+	default: return 0;
+	}
+}
+
+/* Local ports of every traced connect: an accept may come first in the
+ * trace (it blocks until the connect), so they are gathered beforehand. */
+static int net__clients(const struct rp_plan *p, struct net_pass *n)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		const struct rp_op *op = &p->ops[i];
+		int64_t *v;
+
+		if (op->kind != RK_CONNECT || (op->ret < 0 && op->ret != -EINPROGRESS))
+			continue;
+		v = realloc(n->client_ports, (n->nclients + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		n->client_ports = v;
+		v[n->nclients++] = op->a[2];
+	}
+	return 0;
+}
+
+int plan__net(struct rp_plan *p)
+{
+	struct net_pass n = { 0 };
+	int err = net__clients(p, &n);
+
+	for (uint32_t i = 0; i < p->nops && !err; i++)
+		err = net__one(p, &n, &p->ops[i]);
+	free(n.refs);
+	free(n.listen_op);
+	free(n.listen_port);
+	free(n.client_ports);
+	if (err)
+		return err;
+	p->ports = calloc(p->nlisten + 1, sizeof(*p->ports));
+	return p->ports ? 0 : -ENOMEM;
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Socket ops.  Every replay socket lives on loopback: binds take an
+ * ephemeral port (never the recorded one, which may be taken on this host)
+ * and connects go to the replay port of the traced listener, or to the
+ * replayer's own peer for a server outside the trace.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "replay.h"
+#include "rp_ops.h"
+
+unsigned int net__loopback(struct sockaddr_storage *ss, int family, int port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = in6addr_loopback;
+		a->sin6_port = htons(port);
+		return sizeof(*a);
+	}
+	((struct sockaddr_in *)ss)->sin_family = AF_INET;
+	((struct sockaddr_in *)ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	((struct sockaddr_in *)ss)->sin_port = htons(port);
+	return sizeof(struct sockaddr_in);
+}
+
+int net__port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return -errno;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+static int sock_family(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	return getsockname(fd, (struct sockaddr *)&ss, &len) ? AF_INET : ss.ss_family;
+}
+
+static int64_t net__socket(struct rp_plan *p, const struct rp_op *op)
+{
+	int type = op->a[1] | SOCK_CLOEXEC, fd;
+
+	if (op->a[0] != AF_INET && op->a[0] != AF_INET6)
+		return RP_SKIPPED; /* unix sockets to daemons, netlink: not yet */
+	fd = socket(op->a[0], type, op->a[2]);
+	if (fd < 0)
+		return -errno;
+	fd__set(p, op->pidx, op->ret, fd, op->a[1] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
+	return op->ret;
+}
+
+static int64_t net__bind(struct rp_plan *p, const struct rp_op *op, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = net__loopback(&ss, sock_family(fd), 0);
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len))
+		return -errno;
+	if (op->a[3] >= 0)
+		atomic_store(&p->ports[op->a[3]], net__port(fd));
+	return 0;
+}
+
+/* Clients outside the trace connect as soon as the listener listens. */
+static int64_t net__listen(struct rp_plan *p, const struct rp_op *op, int fd)
+{
+	int port;
+
+	if (listen(fd, op->a[0] > 0 ? op->a[0] : 16))
+		return -errno;
+	if (op->a[3] < 0)
+		return 0;
+	port = atomic_load(&p->ports[op->a[3]]);
+	return peer__connect_in(p, op->a[3], sock_family(fd), port) ? -EIO : 0;
+}
+
+static int64_t net__connect(struct rp_plan *p, const struct rp_op *op, int fd)
+{
+	struct sockaddr_storage ss;
+	int port = -1;
+	socklen_t len;
+
+	if (op->a[3] >= 0)
+		port = atomic_load(&p->ports[op->a[3]]);
+	else if (op->a[2] >= 0)
+		port = p->peers[op->a[2]].port;
+	if (port <= 0)
+		return RP_SKIPPED;
+	len = net__loopback(&ss, sock_family(fd), port);
+	return connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
+}
+
+/* --order single: a call that would wait for another traced thread fails
+ * with EAGAIN instead (connects complete through the backlog, never wait). */
+static bool would_block(const struct rp_op *op, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return op->nonblock && poll(&pfd, 1, 0) == 0;
+}
+
+static int64_t net__accept(struct rp_plan *p, const struct rp_op *op, int fd)
+{
+	int nfd;
+
+	if (would_block(op, fd))
+		return -EAGAIN;
+	nfd = accept4(fd, NULL, NULL, (op->a[0] | SOCK_CLOEXEC) & ~SOCK_NONBLOCK);
+
+	if (nfd < 0)
+		return -errno;
+	fd__set(p, op->pidx, op->ret, nfd, op->a[0] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
+	return op->ret;
+}
+
+int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
+{
+	size_t n = op->a[0] > 0 ? (size_t)op->a[0] : 0;
+	int fd;
+
+	if (op->kind == RK_SOCKET)
+		return net__socket(p, op);
+	fd = fd__get(p, op, op->fd);
+	if (fd == RP_FD_SINK) {
+		*emul = true;
+		return op->ret;
+	}
+	if (fd < 0)
+		return RP_SKIPPED;
+	if (n > t->bufsz)
+		n = t->bufsz;
+	switch (op->kind) {
+	case RK_BIND: return net__bind(p, op, fd);
+	case RK_LISTEN: return net__listen(p, op, fd);
+	case RK_CONNECT: return net__connect(p, op, fd);
+	case RK_ACCEPT: return net__accept(p, op, fd);
+	case RK_SEND: return sys_res(send(fd, t->buf, n, op->a[1] | MSG_NOSIGNAL));
+	case RK_RECV:
+		if (would_block(op, fd))
+			return -EAGAIN;
+		return sys_res(recv(fd, t->buf, n, op->a[1]));
+	case RK_SHUTDOWN: return sys_res(shutdown(fd, op->a[0]));
+	default: return RP_SKIPPED;
+	}
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Issuing one op: path calls resolved inside the root (sandbox.c), fd calls
+ * through the remap table (fdops.c), and the calls that make fds, processes
+ * and mappings.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/close_range.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay.h"
+#include "rp_ops.h"
+
+bool op__is_io(enum rp_kind k)
+{
+	return k >= RK_OPEN && k != RK_CLONE && k != RK_EXEC;
+}
+
+/* Device, proc and sys paths are not in the sandbox; three harmless devices
+ * are taken from the host, read-only. */
+static bool path_outside_fs(const char *s)
+{
+	return !strncmp(s, "/dev/", 5) || !strncmp(s, "/proc/", 6) || !strncmp(s, "/sys/", 5) ||
+	       !strcmp(s, "/dev") || !strcmp(s, "/proc") || !strcmp(s, "/sys");
+}
+
+static int64_t op__open(struct rp_plan *p, struct rp_op *op)
+{
+	int flags = op->a[0] | (op->nonblock ? O_NONBLOCK : 0), fd;
+	uint8_t fl = flags & O_CLOEXEC ? RP_FL_CLOEXEC : 0;
+
+	if (sb__host_dev(op->path)) {
+		fd = open(op->path, O_RDONLY | O_CLOEXEC | (flags & O_NONBLOCK));
+		fl |= RP_FL_EMUL_WRITE;
+	} else {
+		fd = sb__open(op->path, flags, op->a[1]);
+	}
+	if (fd < 0)
+		return sb__host_dev(op->path) ? -errno : fd;
+	if (op->ret < 0) {
+		close(fd); /* the trace's open failed: keep no fd for it */
+		return 0;
+	}
+	fd__set(p, op->pidx, op->ret, fd, fl);
+	return op->ret;
+}
+
+/* Calls on a path that follow it: done on an O_PATH fd opened in the root. */
+static int64_t op__on_path(struct rp_op *op)
+{
+	int nofollow = op->kind == RK_READLINK || (op->kind == RK_STAT && op->a[0]);
+	int fd = sb__open(op->path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0), r = 0;
+	char buf[PATH_MAX];
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (op->kind == RK_STAT)
+		r = fstat(fd, &st) ? -errno : 0;
+	else if (op->kind == RK_READLINK)
+		r = sys_res(readlinkat(fd, "", buf, sizeof(buf)));
+	close(fd);
+	return r;
+}
+
+static int64_t op__truncate(const struct rp_op *op)
+{
+	int fd = sb__open(op->path, O_WRONLY, 0);
+	int64_t r;
+
+	if (fd < 0)
+		return fd;
+	r = ftruncate(fd, op->a[1]) ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/* linkat with AT_SYMLINK_FOLLOW would follow the link with the host's view:
+ * resolve it in the root instead and link the result. */
+static int64_t op__link(int p1, const char *l1, int p2, const char *l2, const struct rp_op *op)
+{
+	int fd, r;
+
+	if (!(op->a[0] & AT_SYMLINK_FOLLOW))
+		return linkat(p1, l1, p2, l2, 0) ? -errno : 0;
+	fd = sb__open(op->path, O_PATH, 0);
+	if (fd < 0)
+		return fd;
+	r = linkat(fd, "", p2, l2, AT_EMPTY_PATH) ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+static int64_t op__two_names(const struct rp_op *op)
+{
+	char b1[PATH_MAX], b2[PATH_MAX];
+	const char *l1, *l2;
+	int p1, p2;
+	int64_t r;
+
+	if (!op->path2)
+		return RP_SKIPPED;
+	p1 = sb__parent(op->path, b1, &l1);
+	if (p1 < 0)
+		return p1;
+	p2 = sb__parent(op->path2, b2, &l2);
+	if (p2 < 0) {
+		close(p1);
+		return p2;
+	}
+	if (op->kind == RK_RENAME)
+		r = renameat2(p1, l1, p2, l2, op->a[0]) ? -errno : 0;
+	else
+		r = op__link(p1, l1, p2, l2, op);
+	close(p1);
+	close(p2);
+	return r;
+}
+
+static int64_t op__name(const struct rp_op *op)
+{
+	char buf[PATH_MAX];
+	const char *last;
+	int pfd = sb__parent(op->path, buf, &last);
+	int64_t r = RP_SKIPPED;
+
+	if (pfd < 0)
+		return pfd;
+	if (op->kind == RK_MKDIR)
+		r = mkdirat(pfd, last, op->a[1] & 07777) ? -errno : 0;
+	else if (op->kind == RK_UNLINK)
+		r = unlinkat(pfd, last, op->a[0] & AT_REMOVEDIR) ? -errno : 0;
+	else if (op->kind == RK_SYMLINK && op->path2)
+		r = symlinkat(op->path2, pfd, last) ? -errno : 0;
+	close(pfd);
+	return r;
+}
+
+static int64_t op__path(struct rp_plan *p, struct rp_op *op)
+{
+	if (!op->path)
+		return RP_SKIPPED;
+	if (path_outside_fs(op->path) && !(op->kind == RK_OPEN && sb__host_dev(op->path)))
+		return RP_SKIPPED;
+	switch (op->kind) {
+	case RK_OPEN: return op__open(p, op);
+	case RK_STAT:
+	case RK_READLINK:
+	case RK_ACCESS: return op__on_path(op);
+	case RK_TRUNCATE: return op__truncate(op);
+	case RK_RENAME:
+	case RK_LINK: return op__two_names(op);
+	default: return op__name(op);
+	}
+}
+
+static int64_t op__pair(struct rp_plan *p, const struct rp_op *op)
+{
+	int nb = op->nonblock ? O_NONBLOCK : 0, fds[2];
+	uint8_t fl = op->a[2] & O_CLOEXEC ? RP_FL_CLOEXEC : 0;
+
+	if (op->kind == RK_PIPE && pipe2(fds, (op->a[2] | nb | O_CLOEXEC) & ~O_DIRECT))
+		return -errno;
+	if (op->kind == RK_SOCKETPAIR) {
+		fl = op->a[1] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0;
+		if (socketpair(op->a[0], op->a[1] | SOCK_CLOEXEC | (nb ? SOCK_NONBLOCK : 0),
+			       op->a[2], fds))
+			return -errno;
+	}
+	/* an end the trace never used is closed: a read sees EOF, never hangs */
+	fd__set(p, op->pidx, op->fd, fds[0], fl);
+	fd__set(p, op->pidx, op->fd2, fds[1], fl);
+	return 0;
+}
+
+static int64_t op__eventfd(struct rp_plan *p, const struct rp_op *op)
+{
+	int fd = eventfd(op->a[0], op->a[2] | EFD_CLOEXEC | (op->nonblock ? EFD_NONBLOCK : 0));
+
+	if (fd < 0)
+		return -errno;
+	fd__set(p, op->pidx, op->ret, fd, op->a[2] & EFD_CLOEXEC ? RP_FL_CLOEXEC : 0);
+	return op->ret;
+}
+
+/* fork: the child's table is a copy of the parent's, sharing open files. */
+static int64_t op__clone(struct rp_plan *p, const struct rp_op *op)
+{
+	struct rp_proc *from = &p->pr[op->pidx];
+
+	if (op->a[0] < 0 || op->ret < 0)
+		return op->ret;
+	for (uint32_t k = 0; k < p->nfd; k++) {
+		int fd = atomic_load(&from->fd[k]);
+		uint8_t fl = atomic_load(&from->fdfl[k]);
+
+		if (fd >= 0)
+			fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		fd__set(p, op->a[0], k, fd < 0 && fd != RP_FD_SINK ? RP_FD_UNSET : fd, fl);
+	}
+	return op->ret;
+}
+
+static int64_t op__exec(struct rp_plan *p, const struct rp_op *op)
+{
+	struct rp_proc *pr = &p->pr[op->pidx];
+
+	if (op->ret < 0)
+		return op->ret;
+	for (uint32_t k = 0; k < p->nfd; k++)
+		if (atomic_load(&pr->fdfl[k]) & RP_FL_CLOEXEC)
+			fd__set(p, op->pidx, k, RP_FD_UNSET, 0);
+	return op->ret;
+}
+
+static int64_t op__unmap(struct rp_plan *p, const struct rp_op *op)
+{
+	char *m = p->maps[op->fd2];
+	int r;
+
+	if (!m)
+		return RP_SKIPPED;
+	if (op->kind == RK_MSYNC)
+		return msync(m + op->a[2], op->a[0], op->a[1]) ? -errno : 0;
+	r = munmap(m + op->a[2], op->a[0]);
+	if (!r && !op->a[2])
+		p->maps[op->fd2] = NULL;
+	return r ? -errno : 0;
+}
+
+static int64_t op__close_range(struct rp_plan *p, const struct rp_op *op)
+{
+	uint64_t last = (uint64_t)op->a[1] < p->nfd ? (uint64_t)op->a[1] : p->nfd - 1;
+	struct rp_proc *pr = &p->pr[op->pidx];
+
+	for (uint64_t k = op->a[0] < 0 ? 0 : op->a[0]; p->nfd && k <= last; k++) {
+		if (op->a[2] & CLOSE_RANGE_CLOEXEC)
+			atomic_fetch_or(&pr->fdfl[k], RP_FL_CLOEXEC);
+		else
+			fd__set(p, op->pidx, k, RP_FD_UNSET, 0);
+	}
+	return 0;
+}
+
+int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
+{
+	*emulated = false;
+	switch (op->kind) {
+	case RK_SKIP: return RP_SKIPPED;
+	case RK_IGNORE:
+	case RK_WAIT:
+	case RK_SLEEP:
+	case RK_EXIT: return op->ret;
+	case RK_OPEN:
+	case RK_MKDIR:
+	case RK_UNLINK:
+	case RK_RENAME:
+	case RK_SYMLINK:
+	case RK_LINK:
+	case RK_STAT:
+	case RK_ACCESS:
+	case RK_READLINK:
+	case RK_TRUNCATE: return op__path(p, op);
+	case RK_PIPE:
+	case RK_SOCKETPAIR: return op__pair(p, op);
+	case RK_EVENTFD: return op__eventfd(p, op);
+	case RK_SYNC: sync(); return 0;
+	case RK_CLONE: return op__clone(p, op);
+	case RK_EXEC: return op__exec(p, op);
+	case RK_MUNMAP:
+	case RK_MSYNC: return op__unmap(p, op);
+	case RK_ATTR: return attr__op(p, op, emulated);
+	case RK_CLOSE_RANGE: return op__close_range(p, op);
+	case RK_SOCKET:
+	case RK_BIND:
+	case RK_LISTEN:
+	case RK_CONNECT:
+	case RK_ACCEPT:
+	case RK_SEND:
+	case RK_RECV:
+	case RK_SHUTDOWN: return net__op(p, t, op, emulated);
+	default: return fd__op(p, t, op, emulated);
+	}
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compiles the loaded ops into what the replay threads run: per-thread op
+ * lists, deps as op indexes for the chosen order, thread start gates, mmap
+ * slots, buffer sizes and the recorded time each op could first proceed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "replay.h"
+#include "rp_plan.h"
+
+static uint32_t plan__index_of(const struct rp_plan *p, uint32_t id)
+{
+	uint32_t lo = 0, hi = p->nops;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->ops[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nops && p->ops[lo].id == id ? lo : RP_NONE;
+}
+
+/* Recorded dep ids -> op indexes; deps on events not in the file are dropped. */
+static uint32_t plan__resolve_deps(struct rp_plan *p)
+{
+	uint32_t dropped = 0;
+
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+		uint32_t n = 0;
+
+		for (uint32_t k = 0; k < op->ndeps; k++) {
+			uint32_t j = plan__index_of(p, op->deps[k]);
+
+			if (j == RP_NONE || j == i || p->ops[j].tidx == op->tidx)
+				dropped++;
+			else
+				op->deps[n++] = j;
+		}
+		op->ndeps = n;
+	}
+	return dropped;
+}
+
+static int plan__thread_lists(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_thread *t = &p->th[p->ops[i].tidx];
+
+		if (t->nops == t->cap) {
+			uint32_t cap = t->cap ? t->cap * 2 : 64;
+			uint32_t *v = realloc(t->ops, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			t->ops = v;
+			t->cap = cap;
+		}
+		t->ops[t->nops++] = i;
+	}
+	return 0;
+}
+
+static int plan__add_dep(struct rp_op *op, uint32_t dep)
+{
+	uint32_t *v;
+
+	for (uint32_t k = 0; k < op->ndeps; k++)
+		if (op->deps[k] == dep)
+			return 0;
+	v = realloc(op->deps, (op->ndeps + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	op->deps = v;
+	v[op->ndeps++] = dep;
+	return 0;
+}
+
+/* temporal: each op is issued after the previous op in trace order was. */
+static int plan__order(struct rp_plan *p, enum rp_order order)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		struct rp_op *op = &p->ops[i];
+
+		if (order != RO_CAUSAL)
+			op->ndeps = 0;
+		if (order == RO_TEMPORAL && i)
+			err = plan__add_dep(op, (i - 1) | RP_DEP_START);
+	}
+	/* a thread starts when its creating call has completed, in every order */
+	for (uint32_t t = 0; t < p->nth && !err && order != RO_SINGLE; t++)
+		if (p->th[t].gate != RP_NONE && p->th[t].nops)
+			err = plan__add_dep(&p->ops[p->th[t].ops[0]], p->th[t].gate);
+	return err;
+}
+
+static uint64_t plan__ready(const struct rp_plan *p, const struct rp_op *op)
+{
+	uint64_t r = op->ts;
+
+	for (uint32_t k = 0; k < op->ndeps; k++) {
+		const struct rp_op *d = &p->ops[op->deps[k] & ~RP_DEP_START];
+		uint64_t t = d->ts + (op->deps[k] & RP_DEP_START ? 0 : d->dur);
+
+		if (t > r)
+			r = t;
+	}
+	return r;
+}
+
+static void plan__times(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+
+		op->ready = plan__ready(p, op);
+		if (op->ts + op->dur > p->trace_wall)
+			p->trace_wall = op->ts + op->dur;
+	}
+}
+
+static bool kind_moves_bytes(enum rp_kind k)
+{
+	return (k >= RK_READ && k <= RK_PWRITEV) || k == RK_GETDENTS || k == RK_READLINK ||
+	       k == RK_SEND || k == RK_RECV;
+}
+
+static void plan__buffers(struct rp_plan *p)
+{
+	for (uint32_t t = 0; t < p->nth; t++)
+		p->th[t].bufsz = 4096;
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+		struct rp_thread *t = &p->th[op->tidx];
+		uint64_t n = op->a[0] > 0 ? (uint64_t)op->a[0] : 0;
+
+		if (!kind_moves_bytes(op->kind))
+			continue;
+		if (n > RP_BUF_MAX)
+			n = RP_BUF_MAX;
+		/* page multiples, so O_DIRECT transfers are aligned at both ends */
+		n = (n + 4095) & ~4095ull;
+		if (n > t->bufsz)
+			t->bufsz = n;
+	}
+}
+
+static void plan__single_nonblock(struct rp_plan *p)
+{
+	/* one thread cannot wait for itself: a read that blocked on a pipe in
+	 * the trace fails with EAGAIN instead of hanging the replay */
+	for (uint32_t i = 0; i < p->nops; i++)
+		p->ops[i].nonblock = true;
+}
+
+int plan__compile(struct rp_plan *p, const struct rp_opts *o)
+{
+	uint32_t dropped = plan__resolve_deps(p), broken;
+	int err;
+
+	if (dropped)
+		dbg("%u deps name events not in the trace or the same thread: dropped", dropped);
+	err = plan__thread_lists(p);
+	if (!err)
+		err = plan__order(p, o->order);
+	if (!err)
+		err = plan__mmaps(p);
+	if (!err)
+		err = plan__expect_dirs(p);
+	if (!err)
+		err = plan__net(p);
+	if (err)
+		return err;
+	broken = plan__break_cycles(p);
+	if (broken)
+		warn("%u deps would deadlock with thread order: dropped", broken);
+	if (o->order == RO_SINGLE)
+		plan__single_nonblock(p);
+	plan__times(p);
+	plan__buffers(p);
+	return 0;
+}
+
+void plan__free(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		free(p->ops[i].deps);
+		free((char *)p->ops[i].path);
+		free((char *)p->ops[i].path2);
+	}
+	for (uint32_t t = 0; t < p->nth; t++) {
+		free(p->th[t].ops);
+		free(p->th[t].buf);
+		free(p->th[t].skipped);
+	}
+	for (uint32_t i = 0; i < p->npr; i++) {
+		for (uint32_t k = 0; k < p->pr[i].ninh; k++)
+			free(p->pr[i].inh[k].path);
+		free(p->pr[i].inh);
+		free(p->pr[i].cwd);
+		free(p->pr[i].fd);
+		free(p->pr[i].fdfl);
+	}
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		free(p->files[i].path);
+		free(p->files[i].target);
+	}
+	for (uint32_t i = 0; i < p->ncalls; i++)
+		free(p->calls[i]);
+	free(p->ops);
+	free(p->th);
+	free(p->pr);
+	free(p->files);
+	free(p->calls);
+	free(p->maps);
+	free(p->ports);
+	free(p->peers);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Brings the root to the trace's initial state: removes what a previous
+ * replay left (anything not in the initial state), then creates the missing
+ * directories, symlinks and files.  Files are written densely with real
+ * bytes so that reads reach the device as they did in the original; a file
+ * already there with the right size and no holes is kept.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "replay.h"
+#include "rp_sandbox.h"
+
+#define FILL_CHUNK (1u << 20)
+
+static const struct rp_file *prep__find(const struct rp_plan *p, const char *path)
+{
+	uint32_t lo = 0, hi = p->nfiles;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(p->files[mid].path, path);
+
+		if (!c)
+			return &p->files[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static bool prep__keep(const struct rp_file *f, const struct stat *st)
+{
+	if (!f)
+		return false;
+	if (f->type == 'd')
+		return S_ISDIR(st->st_mode);
+	if (f->type == 'l')
+		return S_ISLNK(st->st_mode);
+	return S_ISREG(st->st_mode);
+}
+
+static int prep__clean_dir(const struct rp_plan *p, int dfd, const char *prefix, bool all);
+
+static int prep__clean_entry(const struct rp_plan *p, int dfd, const char *prefix, const char *name,
+			     bool all)
+{
+	char path[4096];
+	struct stat st;
+	const struct rp_file *f;
+	bool keep;
+	int sub, err = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", prefix, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	f = all ? NULL : prep__find(p, path);
+	keep = prep__keep(f, &st);
+	if (S_ISDIR(st.st_mode)) {
+		sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			return -errno;
+		err = prep__clean_dir(p, sub, path, !keep);
+		close(sub);
+	}
+	if (!err && !keep && unlinkat(dfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0))
+		err = -errno;
+	return err;
+}
+
+/* Removes what is not in the initial state below dfd (everything when ALL). */
+static int prep__clean_dir(const struct rp_plan *p, int dfd, const char *prefix, bool all)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+	int err = 0;
+
+	if (!d)
+		return fd < 0 ? -errno : (close(fd), -ENOMEM);
+	while (!err && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!*prefix && !strcmp(e->d_name, ".iotrace-replay"))
+			continue;
+		err = prep__clean_entry(p, dfd, prefix, e->d_name, all);
+	}
+	closedir(d);
+	return err;
+}
+
+static int prep__fill(int fd, uint64_t from, uint64_t to)
+{
+	static char *chunk;
+
+	if (!chunk) {
+		chunk = malloc(FILL_CHUNK);
+		if (!chunk)
+			return -ENOMEM;
+		/* never zero: some filesystems detect and elide zero pages */
+		for (uint32_t i = 0; i < FILL_CHUNK; i++)
+			chunk[i] = (char)((i * 131 + 7) | 1);
+	}
+	while (from < to) {
+		size_t n = to - from < FILL_CHUNK ? to - from : FILL_CHUNK;
+		ssize_t w = pwrite(fd, chunk, n, from);
+
+		if (w <= 0)
+			return w < 0 ? -errno : -ENOSPC;
+		from += w;
+	}
+	return 0;
+}
+
+static int prep__file(int pfd, const char *last, const struct rp_file *f)
+{
+	int fd = openat(pfd, last, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	struct stat st;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	/* a previous replay may have changed these: back to the initial state */
+	if (fchmod(fd, 0644) || fchown(fd, geteuid(), getegid())) {
+		close(fd);
+		return -errno;
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+	} else if ((uint64_t)st.st_size > f->size) {
+		if (ftruncate(fd, f->size))
+			err = -errno;
+	} else if ((uint64_t)st.st_blocks * 512 + 4096 < (uint64_t)st.st_size) {
+		err = prep__fill(fd, 0, f->size); /* sparse: a previous run was cut short */
+	} else {
+		err = prep__fill(fd, st.st_size, f->size);
+	}
+	if (!err && fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int prep__symlink(int pfd, const char *last, const char *target)
+{
+	char cur[4096];
+	ssize_t n = readlinkat(pfd, last, cur, sizeof(cur) - 1);
+
+	if (n >= 0) {
+		cur[n] = '\0';
+		if (!strcmp(cur, target))
+			return fchownat(pfd, last, geteuid(), getegid(), AT_SYMLINK_NOFOLLOW) ?
+				       -errno :
+				       0;
+		if (unlinkat(pfd, last, 0))
+			return -errno;
+	}
+	return symlinkat(target, pfd, last) ? -errno : 0;
+}
+
+static int prep__create(const struct rp_file *f)
+{
+	char buf[PATH_MAX];
+	const char *last;
+	int pfd = sb__parent(f->path, buf, &last), err = 0;
+
+	if (pfd < 0)
+		return pfd;
+	if (f->type == 'd' && mkdirat(pfd, last, 0755) && errno != EEXIST)
+		err = -errno;
+	else if (f->type == 'd' && fchmodat(pfd, last, 0755, AT_SYMLINK_NOFOLLOW) &&
+		 errno != EOPNOTSUPP)
+		err = -errno;
+	else if (f->type == 'l')
+		err = prep__symlink(pfd, last, f->target);
+	else if (f->type == 'f')
+		err = prep__file(pfd, last, f);
+	close(pfd);
+	return err;
+}
+
+int sandbox__prepare(const struct rp_plan *p)
+{
+	uint64_t bytes = 0;
+	int err = prep__clean_dir(p, sb_root_fd, "", false);
+
+	if (err) {
+		err("%s: cannot clean the root: %s", sb_root_name, strerror(-err));
+		return err;
+	}
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		err = prep__create(&p->files[i]);
+		if (err) {
+			err("%s: cannot create %s: %s", sb_root_name, p->files[i].path,
+			    strerror(-err));
+			return err;
+		}
+		bytes += p->files[i].type == 'f' ? p->files[i].size : 0;
+	}
+	info("%s: prepared %u entries, %llu bytes of file data", sb_root_name, p->nfiles,
+	     (unsigned long long)bytes);
+	return 0;
+}
+
+/* An fd the process had before the trace began, opened where it points. */
+static int prep__inherit(const struct rp_inherit *h, uint8_t *fl)
+{
+	int fd;
+
+	if (!strcmp(h->type, "file") && h->path && h->path[0] == '/') {
+		fd = sb__open(h->path, O_RDWR, 0);
+		if (fd < 0)
+			fd = sb__open(h->path, O_RDONLY, 0);
+		if (fd >= 0 && h->pos > 0)
+			lseek(fd, h->pos, SEEK_SET);
+		return fd < 0 ? RP_FD_UNSET : fd;
+	}
+	if (!strcmp(h->type, "dir") && h->path && h->path[0] == '/') {
+		fd = sb__open(h->path, O_RDONLY | O_DIRECTORY, 0);
+		return fd < 0 ? RP_FD_UNSET : fd;
+	}
+	if (!strcmp(h->type, "chr") && h->path && sb__host_dev(h->path)) {
+		*fl |= RP_FL_EMUL_WRITE;
+		fd = open(h->path, O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? RP_FD_SINK : fd;
+	}
+	/* a terminal, or a pipe or socket to something outside the trace */
+	return RP_FD_SINK;
+}
+
+int sandbox__open_fds(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->npr; i++) {
+		struct rp_proc *pr = &p->pr[i];
+
+		pr->fd = malloc((p->nfd + 1) * sizeof(*pr->fd));
+		pr->fdfl = calloc(p->nfd + 1, sizeof(*pr->fdfl));
+		if (!pr->fd || !pr->fdfl)
+			return -ENOMEM;
+		for (uint32_t k = 0; k <= p->nfd; k++)
+			atomic_init(&pr->fd[k], RP_FD_UNSET);
+		for (uint32_t k = 0; k < pr->ninh; k++) {
+			const struct rp_inherit *h = &pr->inh[k];
+			uint8_t fl = 0;
+
+			if (h->fd >= 0 && (uint32_t)h->fd < p->nfd) {
+				atomic_store(&pr->fd[h->fd], prep__inherit(h, &fl));
+				atomic_store(&pr->fdfl[h->fd], fl);
+			}
+		}
+	}
+	return 0;
+}

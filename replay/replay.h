@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iotrace replay: the annotated trace (docs/annotated-format.md) compiled into
+ * per-thread programs of ops, run one replay thread per traced thread inside a
+ * sandbox root.  docs/replay.md describes the options and the report.
+ */
+#ifndef IOTRACE_REPLAY_H
+#define IOTRACE_REPLAY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_FORMAT_VERSION 1
+#define RP_NONE UINT32_MAX
+/* A dep index with this bit waits for the op to start, not to finish. */
+#define RP_DEP_START 0x80000000u
+/* Largest per-thread buffer; larger counts are clamped (and show as short). */
+#define RP_BUF_MAX (64u << 20)
+
+/* What replaying an op does; the loader maps call names to these. */
+enum rp_kind {
+	RK_IGNORE, /* not I/O (memory, ids, signals): nothing to replay */
+	RK_SKIP,   /* I/O the replayer cannot reproduce yet: counted by call */
+	RK_WAIT,   /* futex, poll, epoll, wait4: only its deps are the wait */
+	RK_SLEEP,  /* nanosleep, clock_nanosleep: sleeps the recorded duration */
+	RK_EXIT,
+	RK_OPEN,
+	RK_CLOSE,
+	RK_READ,
+	RK_WRITE,
+	RK_PREAD,
+	RK_PWRITE,
+	RK_READV,
+	RK_WRITEV,
+	RK_PREADV,
+	RK_PWRITEV,
+	RK_LSEEK,
+	RK_FSYNC,
+	RK_FDATASYNC,
+	RK_SYNCFS,
+	RK_SYNC,
+	RK_SYNC_RANGE,
+	RK_FTRUNCATE,
+	RK_TRUNCATE,
+	RK_FALLOCATE,
+	RK_FADVISE,
+	RK_MKDIR,
+	RK_UNLINK, /* a[0]: AT_REMOVEDIR for unlinkat/rmdir */
+	RK_RENAME,
+	RK_SYMLINK,
+	RK_LINK,
+	RK_STAT, /* a[0]: AT_SYMLINK_NOFOLLOW when the call does not follow */
+	RK_FSTAT,
+	RK_ACCESS,
+	RK_READLINK,
+	RK_GETDENTS,
+	RK_PIPE,
+	RK_SOCKETPAIR,
+	RK_EVENTFD,
+	RK_DUP,	  /* dup, fcntl F_DUPFD*: result is the recorded ret */
+	RK_DUP2,  /* dup2, dup3: fd2 is the recorded new fd */
+	RK_FCNTL, /* fcntl F_GETFD/F_SETFD/F_GETFL/F_SETFL: a[1] cmd, a[2] arg */
+	RK_MMAP,
+	RK_MUNMAP,
+	RK_MSYNC,
+	RK_CLONE, /* a[0]: index of the process it creates, or -1 for a thread */
+	RK_EXEC,
+	RK_SOCKET,  /* a0 domain, a1 type, a2 protocol */
+	RK_BIND,    /* a3: listener slot */
+	RK_LISTEN,  /* a0 backlog, a3: listener slot */
+	RK_CONNECT, /* a3: listener slot in the trace, or a2: external peer */
+	RK_ACCEPT,  /* a0 flags */
+	RK_SEND,    /* a0 bytes, a1 flags */
+	RK_RECV,
+	RK_SHUTDOWN,	/* a0 how */
+	RK_ATTR,	/* chmod, chown, utimensat: a0 which, a1 mode/owner, a2 group */
+	RK_CLOSE_RANGE, /* a0 first, a1 last */
+	RK_NR,
+};
+
+enum rp_attr { RP_ATTR_MODE, RP_ATTR_OWNER, RP_ATTR_TIMES };
+
+enum rp_order { RO_CAUSAL, RO_TEMPORAL, RO_SINGLE, RO_NONE };
+enum rp_timing { RT_AFAP, RT_NATURAL };
+
+/* Op state word: started, then done; RS_WAITERS when someone sleeps on it. */
+#define RS_STARTED 1u
+#define RS_DONE 2u
+#define RS_MASK 3u
+#define RS_WAITERS 4u
+
+struct rp_op {
+	uint64_t ts;	   /* recorded enter time, ns since the trace start */
+	uint64_t dur;	   /* recorded duration */
+	uint64_t compute;  /* compute before the call, ns */
+	uint64_t ready;	   /* recorded time it could first proceed: ts or a dep's end */
+	int64_t ret;	   /* recorded result, -errno on failure */
+	int64_t a[4];	   /* kind-specific: count, offset, flags, mode, slot */
+	const char *path;  /* absolute trace path, resolved in the root at run time */
+	const char *path2; /* second path (rename, link) or symlink target */
+	uint32_t *deps;	   /* op indexes, RP_DEP_START bit for start-only */
+	uint32_t ndeps;
+	uint32_t id;	 /* event id in the trace */
+	uint32_t tidx;	 /* thread that runs it */
+	uint32_t pidx;	 /* process whose fd table it uses */
+	uint32_t call;	 /* index into plan.calls */
+	int32_t fd, fd2; /* recorded fds, -1 when none */
+	uint16_t kind;	 /* enum rp_kind */
+	bool nonblock;	 /* --order single: never block on a pipe end */
+	/* run time */
+	_Atomic uint32_t state;	 /* RS_* */
+	int64_t got;		 /* replay result */
+	uint64_t t_issue, t_end; /* replay clock, ns since the replay start */
+};
+
+/* An fd the process had before the trace saw it opened. */
+struct rp_inherit {
+	int32_t fd;
+	char *path;
+	char type[8]; /* file, dir, chr, fifo, socket, ... */
+	int64_t pos;
+};
+
+struct rp_proc {
+	int32_t pid, ppid;
+	char *cwd;
+	struct rp_inherit *inh;
+	uint32_t ninh;
+	_Atomic int *fd;       /* recorded fd -> replay fd, or an RP_FD_* value */
+	_Atomic uint8_t *fdfl; /* RP_FL_* per recorded fd */
+};
+
+#define RP_FD_UNSET -1 /* never opened: calls on it are skipped */
+#define RP_FD_SINK -2  /* outside the sandbox (tty, pipe to the tracer): emulated */
+#define RP_FL_CLOEXEC 1u
+#define RP_FL_EMUL_WRITE 2u /* host device opened read-only: writes are emulated */
+
+struct rp_thread {
+	int32_t tid, pid;
+	uint32_t pidx;
+	uint32_t *ops; /* op indexes in program order */
+	uint32_t nops, cap;
+	uint32_t gate; /* op that created this thread, or RP_NONE */
+	size_t bufsz;
+	void *buf; /* per-thread I/O buffer, page aligned */
+	/* run time, ns */
+	uint64_t busy, wait, compute, hold, sleep;
+	uint64_t issued, failed, shrt, emulated;
+	uint32_t *skipped; /* per call index */
+	uint32_t cur;	   /* position in ops, for the stall report */
+};
+
+/* Initial sandbox state: one entry per header file plus implied parent dirs. */
+struct rp_file {
+	char *path;
+	char type; /* 'f', 'd', 'l' */
+	uint64_t size;
+	char *target;
+};
+
+/* The far end of a connection whose peer is outside the trace, played by the
+ * replayer on loopback: it sinks what the application sends and sources the
+ * bytes the application received. */
+struct rp_peer {
+	bool incoming; /* the application accepted it: the replayer connects */
+	int family;
+	uint32_t listen; /* incoming: the application's listener slot */
+	uint64_t quota;	 /* bytes the application reads from it */
+	uint64_t sent;
+	int lfd, fd; /* outgoing: the replayer's listener; the connection */
+	int port;    /* outgoing: the replayer's listener port */
+};
+
+struct rp_plan {
+	struct rp_op *ops;
+	uint32_t nops;
+	struct rp_thread *th;
+	uint32_t nth;
+	struct rp_proc *pr;
+	uint32_t npr;
+	struct rp_file *files;
+	uint32_t nfiles;
+	char **calls; /* distinct call names */
+	uint32_t ncalls;
+	uint32_t nfd;	/* fd table size */
+	uint32_t nmaps; /* file mapping slots */
+	void **maps;
+	uint32_t nlisten;      /* listening sockets */
+	_Atomic int *ports;    /* listener slot -> its replay port on loopback */
+	struct rp_peer *peers; /* connections to or from outside the trace */
+	uint32_t npeers;
+	uint64_t trace_wall;
+	int64_t clock_start;
+	uint64_t header_events;
+};
+
+struct rp_opts {
+	const char *file, *root, *report;
+	enum rp_timing timing;
+	enum rp_order order;
+	double speed;
+	bool prepare_only;
+	bool progress;
+	unsigned int stall_sec;
+};
+
+/* load.c: parse FILE into a raw plan; 0 or -errno (message already printed). */
+int plan__load(struct rp_plan *p, const char *file);
+/* plan.c: resolve fds, deps and sizes for the chosen order. */
+int plan__compile(struct rp_plan *p, const struct rp_opts *o);
+void plan__free(struct rp_plan *p);
+uint32_t plan__call_idx(struct rp_plan *p, const char *name);
+struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid);
+uint32_t plan__proc(struct rp_plan *p, int32_t pid);
+enum rp_kind rp_kind__of(const char *call);
+
+/* sandbox.c */
+int sandbox__open(const char *root, const struct rp_plan *p, bool *fresh);
+int sandbox__prepare(const struct rp_plan *p);
+int sandbox__open_fds(struct rp_plan *p);
+void sandbox__close(void);
+int sb__open(const char *path, int flags, int mode);
+int sb__parent(const char *path, char *buf, const char **last);
+bool sb__host_dev(const char *path);
+
+/* ops.c: issue one op; returns its result, >= 0 or -errno, or RP_SKIPPED.
+ * *emulated is set when no call was made (fd outside the sandbox). */
+#define RP_SKIPPED INT64_MIN
+int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated);
+/* Calls whose outcome is compared with the trace (not waits, sleeps, exits). */
+bool op__is_io(enum rp_kind k);
+
+/* net.c: listener slots, internal vs external peers, peer quotas. */
+int plan__net(struct rp_plan *p);
+/* peer.c: the replayer's side of external connections. */
+int peer__setup(struct rp_plan *p);
+int peer__start(struct rp_plan *p);
+void peer__stop(void);
+int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port);
+/* netops.c */
+int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
+
+/* attr.c */
+int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul);
+
+/* exec.c */
+struct rp_run {
+	uint64_t wall; /* replay phase only */
+	uint64_t *lag; /* natural mode: per issued op */
+	uint32_t nlag;
+	bool stalled;
+};
+int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
+uint64_t rp__now(void);
+
+/* report.c */
+int report__write(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
+void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
+
+#endif

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the replay did against what the trace says: the one-paragraph
+ * summary on stderr and the --report JSON (docs/replay.md lists its fields).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "log.h"
+#include "replay.h"
+#include "rp_exec.h"
+
+struct totals {
+	uint64_t issued, failed, shrt, emulated, skipped;
+	uint64_t busy_orig, busy_replay;
+};
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static uint64_t pct(const uint64_t *v, uint32_t n, double q)
+{
+	uint32_t i = (uint32_t)(q * n);
+
+	if (!n)
+		return 0;
+	if ((double)i < q * n)
+		i++;
+	if (i < 1)
+		i = 1;
+	return v[(i > n ? n : i) - 1];
+}
+
+static bool counted(const struct rp_op *op)
+{
+	return op__is_io(op->kind) && op->got != RP_SKIPPED;
+}
+
+static void report__totals(const struct rp_plan *p, struct totals *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (uint32_t i = 0; i < p->nth; i++) {
+		const struct rp_thread *t = &p->th[i];
+
+		s->issued += t->issued;
+		s->failed += t->failed;
+		s->shrt += t->shrt;
+		s->emulated += t->emulated;
+		for (uint32_t c = 0; c < p->ncalls; c++)
+			s->skipped += t->skipped[c];
+	}
+	for (uint32_t i = 0; i < p->nops; i++) {
+		const struct rp_op *op = &p->ops[i];
+
+		if (!counted(op))
+			continue;
+		s->busy_orig += op->dur;
+		s->busy_replay += op->t_end - op->t_issue;
+	}
+}
+
+static json_t *report__skipped(const struct rp_plan *p)
+{
+	json_t *o = json_object();
+
+	for (uint32_t c = 0; c < p->ncalls; c++) {
+		uint64_t n = 0;
+
+		for (uint32_t i = 0; i < p->nth; i++)
+			n += p->th[i].skipped[c];
+		if (n)
+			json_object_set_new(o, p->calls[c], json_integer(n));
+	}
+	return o;
+}
+
+static json_t *report__pcts(uint64_t *v, uint32_t n)
+{
+	if (n)
+		qsort(v, n, sizeof(*v), u64_cmp);
+	return json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)pct(v, n, 0.5), "p99",
+			 (json_int_t)pct(v, n, 0.99), "max", (json_int_t)(n ? v[n - 1] : 0));
+}
+
+/* Per call: latency percentiles in the trace and in the replay. */
+static json_t *report__calls(const struct rp_plan *p)
+{
+	uint64_t *orig = malloc((p->nops + 1) * sizeof(*orig));
+	uint64_t *repl = malloc((p->nops + 1) * sizeof(*repl));
+	json_t *o = json_object();
+
+	for (uint32_t c = 0; orig && repl && c < p->ncalls; c++) {
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < p->nops; i++) {
+			const struct rp_op *op = &p->ops[i];
+
+			if (op->call != c || !counted(op))
+				continue;
+			orig[n] = op->dur;
+			repl[n++] = op->t_end - op->t_issue;
+		}
+		if (n)
+			json_object_set_new(o, p->calls[c],
+					    json_pack("{s:I, s:o, s:o}", "count", (json_int_t)n,
+						      "original", report__pcts(orig, n), "replay",
+						      report__pcts(repl, n)));
+	}
+	free(orig);
+	free(repl);
+	return o;
+}
+
+static json_t *report__thread(const struct rp_thread *t)
+{
+	json_t *o = json_pack("{s:i, s:i}", "tid", t->tid, "pid", t->pid);
+	const struct {
+		const char *key;
+		uint64_t v;
+	} f[] = {
+		{ "ops", t->nops },	{ "issued", t->issued },  { "failed", t->failed },
+		{ "busy_ns", t->busy }, { "wait_ns", t->wait },	  { "compute_ns", t->compute },
+		{ "hold_ns", t->hold }, { "sleep_ns", t->sleep },
+	};
+
+	for (size_t i = 0; o && i < sizeof(f) / sizeof(f[0]); i++)
+		json_object_set_new(o, f[i].key, json_integer(f[i].v));
+	return o;
+}
+
+static json_t *report__threads(const struct rp_plan *p)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < p->nth; i++)
+		json_array_append_new(a, report__thread(&p->th[i]));
+	return a;
+}
+
+static json_t *report__failures(const struct rp_plan *p, bool shorts)
+{
+	const uint32_t *ids;
+	uint32_t n = exec__failures(&ids, shorts);
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rp_op *op = &p->ops[ids[i]];
+
+		json_array_append_new(a, json_pack("{s:I, s:s, s:I, s:I, s:s?}", "id",
+						   (json_int_t)op->id, "call", p->calls[op->call],
+						   "ret", (json_int_t)op->ret, "got",
+						   (json_int_t)op->got, "path", op->path));
+	}
+	return a;
+}
+
+static const char *const order_names[] = { "causal", "temporal", "single", "none" };
+
+static json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+{
+	struct totals s;
+	json_t *j;
+
+	report__totals(p, &s);
+	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:f}", "wall_ns",
+		      (json_int_t)r->wall, "trace_wall_ns", (json_int_t)p->trace_wall, "events",
+		      (json_int_t)p->nops, "issued", (json_int_t)s.issued, "failed",
+		      (json_int_t)s.failed, "short", (json_int_t)s.shrt, "emulated",
+		      (json_int_t)s.emulated, "skipped_total", (json_int_t)s.skipped, "skipped",
+		      report__skipped(p), "timing", o->timing == RT_NATURAL ? "natural" : "afap",
+		      "order", order_names[o->order], "speed", o->speed);
+	if (!j)
+		return NULL;
+	if (o->timing == RT_NATURAL)
+		json_object_set_new(j, "lag_ns", report__pcts(r->lag, r->nlag));
+	json_object_set_new(j, "threads", report__threads(p));
+	json_object_set_new(j, "calls", report__calls(p));
+	json_object_set_new(j, "concurrency",
+			    json_pack("{s:f, s:f}", "original",
+				      p->trace_wall ? (double)s.busy_orig / p->trace_wall : 0.0,
+				      "replay", r->wall ? (double)s.busy_replay / r->wall : 0.0));
+	json_object_set_new(j, "failures", report__failures(p, false));
+	json_object_set_new(j, "short_calls", report__failures(p, true));
+	return j;
+}
+
+int report__write(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+{
+	json_t *j = report__json(p, o, r);
+	int err = 0;
+
+	if (!j)
+		return -ENOMEM;
+	if (json_dump_file(j, o->report, JSON_INDENT(1) | JSON_SORT_KEYS)) {
+		err = -errno ? -errno : -EIO;
+		err("%s: cannot write the report: %s", o->report, strerror(-err));
+	}
+	json_decref(j);
+	return err;
+}
+
+static void report__list_skipped(const struct rp_plan *p)
+{
+	char line[512];
+	size_t n = 0;
+
+	line[0] = '\0';
+	for (uint32_t c = 0; c < p->ncalls && n < sizeof(line) - 64; c++) {
+		uint64_t k = 0;
+
+		for (uint32_t i = 0; i < p->nth; i++)
+			k += p->th[i].skipped[c];
+		if (k)
+			n += snprintf(line + n, sizeof(line) - n, "%s%s %llu", n ? ", " : "",
+				      p->calls[c], (unsigned long long)k);
+	}
+	if (n)
+		info("skipped: %s", line);
+}
+
+void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+{
+	const uint32_t *ids;
+	uint32_t nf = exec__failures(&ids, false);
+	struct totals s;
+
+	report__totals(p, &s);
+	info("replayed %u events (%llu calls) in %.1f ms, trace %.1f ms: %llu failed, %llu short, "
+	     "%llu skipped, %llu emulated",
+	     p->nops, (unsigned long long)s.issued, r->wall / 1e6, p->trace_wall / 1e6,
+	     (unsigned long long)s.failed, (unsigned long long)s.shrt,
+	     (unsigned long long)s.skipped, (unsigned long long)s.emulated);
+	report__list_skipped(p);
+	if (o->timing == RT_NATURAL && r->nlag) {
+		qsort(r->lag, r->nlag, sizeof(*r->lag), u64_cmp);
+		info("lag p50 %.1f us, p99 %.1f us, max %.1f us", pct(r->lag, r->nlag, 0.5) / 1e3,
+		     pct(r->lag, r->nlag, 0.99) / 1e3, r->lag[r->nlag - 1] / 1e3);
+	}
+	for (uint32_t i = 0; i < nf && i < 5; i++) {
+		const struct rp_op *op = &p->ops[ids[i]];
+
+		dbg("failed: event %u %s%s%s: trace %lld, replay %lld", op->id, p->calls[op->call],
+		    op->path ? " " : "", op->path ? op->path : "", (long long)op->ret,
+		    (long long)op->got);
+	}
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Outcome accounting per op, and the main thread's watch over the replay:
+ * a progress bar on a terminal, and a stall report when no op completes for
+ * --stall-timeout seconds (a dep the trace got wrong, or a call that blocks
+ * in the sandbox where it did not in the original).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+
+#include "log.h"
+#include "replay.h"
+#include "rp_exec.h"
+
+static uint32_t fail_ids[RP_FAIL_SAMPLES], short_ids[RP_FAIL_SAMPLES];
+static _Atomic uint32_t nfail, nshort;
+
+static bool moves_bytes(enum rp_kind k)
+{
+	return (k >= RK_READ && k <= RK_PWRITEV) || k == RK_GETDENTS || k == RK_READLINK ||
+	       k == RK_SEND || k == RK_RECV;
+}
+
+void exec__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul)
+{
+	bool rec_err = op->ret < 0, got_err = op->got < 0;
+
+	if (op->got == RP_SKIPPED) {
+		t->skipped[op->call]++;
+		return;
+	}
+	if (!op__is_io(op->kind))
+		return;
+	t->issued++;
+	t->emulated += emul;
+	if (rec_err != got_err || (rec_err && op->ret != op->got)) {
+		uint32_t i = atomic_fetch_add(&nfail, 1);
+
+		t->failed++;
+		if (i < RP_FAIL_SAMPLES)
+			fail_ids[i] = op - p->ops;
+		return;
+	}
+	if (!rec_err && moves_bytes(op->kind) && op->got != op->ret) {
+		uint32_t i = atomic_fetch_add(&nshort, 1);
+
+		t->shrt++;
+		if (i < RP_FAIL_SAMPLES)
+			short_ids[i] = op - p->ops;
+	}
+}
+
+uint32_t exec__failures(const uint32_t **ids, bool shorts)
+{
+	uint32_t n = atomic_load(shorts ? &nshort : &nfail);
+
+	*ids = shorts ? short_ids : fail_ids;
+	return n < RP_FAIL_SAMPLES ? n : RP_FAIL_SAMPLES;
+}
+
+static void watch__bar(const struct rp_plan *p, uint64_t done)
+{
+	unsigned int pct = p->nops ? done * 100 / p->nops : 100, w = pct * 30 / 100;
+	char bar[31];
+
+	memset(bar, '#', w);
+	memset(bar + w, ' ', 30 - w);
+	bar[30] = '\0';
+	fprintf(stderr, "\r  [%s] %3u%% %llu/%u ops", bar, pct, (unsigned long long)done, p->nops);
+}
+
+static void watch__stall(const struct rp_plan *p, const struct rp_opts *o)
+{
+	err("replay stalled: no call completed for %u s", o->stall_sec);
+	for (uint32_t i = 0; i < p->nth; i++) {
+		const struct rp_thread *t = &p->th[i];
+		const struct rp_op *op;
+
+		if (o->order == RO_SINGLE)
+			op = t->cur < p->nops && i == 0 ? &p->ops[t->cur] : NULL;
+		else
+			op = t->cur < t->nops ? &p->ops[t->ops[t->cur]] : NULL;
+		if (!op)
+			continue;
+		err("  thread %d at event %u (%s)%s", t->tid, op->id, p->calls[op->call],
+		    atomic_load(&op->state) & RS_STARTED ? ": inside the call" :
+							   ": waiting for its deps");
+		for (uint32_t k = 0; k < op->ndeps && k < 8; k++) {
+			const struct rp_op *d = &p->ops[op->deps[k] & ~RP_DEP_START];
+
+			if ((atomic_load(&d->state) & RS_MASK) != RS_DONE)
+				err("    dep event %u (%s) not done", d->id, p->calls[d->call]);
+		}
+	}
+}
+
+/* true when every thread finished, false on a stall. */
+bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint64_t *progress,
+		 _Atomic uint32_t *running, _Atomic uint32_t *pacing)
+{
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	uint64_t last = 0, idle = 0;
+	uint32_t n;
+
+	while ((n = atomic_load(running))) {
+		uint64_t now = atomic_load(progress);
+
+		/* the last thread out wakes us */
+		syscall(SYS_futex, running, FUTEX_WAIT_PRIVATE, n, &tick, NULL, 0);
+		if (o->progress)
+			watch__bar(p, now);
+		idle = now == last && !atomic_load(pacing) ? idle + 20 : 0;
+		last = now;
+		if (o->stall_sec && idle >= o->stall_sec * 1000ull) {
+			if (o->progress)
+				fputc('\n', stderr);
+			watch__stall(p, o);
+			return false;
+		}
+	}
+	if (o->progress) {
+		watch__bar(p, atomic_load(progress));
+		fputc('\n', stderr);
+	}
+	return true;
+}

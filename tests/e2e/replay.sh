@@ -1,0 +1,400 @@
+# SPDX-License-Identifier: GPL-2.0
+# iotrace replay: recorded programs replayed in a sandbox with the outcome of
+# every call as in the trace; crafted traces that try to leave the sandbox or
+# are not traces at all.
+
+# annotated NAME CMD...: record CMD into NAME.iot, analyze into NAME.jsonl.
+annotated()
+{
+	local name=$1
+	shift
+	record -o "$name.iot" -- "$@" >"$name.out"
+	"$IOTRACE" analyze "$name.iot" --infer-causality -o "$name.jsonl" ||
+		fail "analyze $name.iot exited $?"
+}
+
+# replay JSONL ROOT ARGS...: iotrace replay with a report in $T/r.json.
+replay()
+{
+	local jsonl=$1 root=$2
+	shift 2
+	"$IOTRACE" replay "$jsonl" --root "$root" --report "$T/r.json" --no-progress "$@" \
+		2>"$T/replay.err" || {
+		cat "$T/replay.err" >&2
+		fail "iotrace replay $jsonl $* exited $?"
+	}
+}
+
+# r FILTER: jq over the last report.
+r()
+{
+	jq -r "$1" "$T/r.json"
+}
+
+# no_failures: every call had the outcome (success, which errno) it had in
+# the trace.  Byte counts may differ where the trace has no edge for a read
+# that hit EOF before another thread's write (see docs/replay.md).
+no_failures()
+{
+	eq "failed ($(jq -c .failures "$T/r.json"))" "$(r .failed)" 0
+}
+
+# no_short: and every byte count too.
+no_short()
+{
+	eq "short ($(jq -c .short_calls "$T/r.json"))" "$(r .short)" 0
+}
+
+test_fileio_afap()
+{
+	need_bpf
+	mkdir d
+	annotated t "$PROGS/fileio" "$T/d" 3
+	replay t.jsonl root
+	no_failures
+	no_short
+	eq "events" "$(r .events)" "$(($(wc -l <t.jsonl) - 1))"
+	eq "timing" "$(r .timing)" afap
+	ge "issued" "$(r .issued)" 40
+	for k in wall_ns trace_wall_ns events failed short skipped threads calls concurrency; do
+		eq "report has $k" "$(r "has(\"$k\")")" true
+	done
+	eq "no lag in afap" "$(r 'has("lag_ns")')" false
+	eq "threads" "$(r '.threads | length')" 4
+	# the files the trace made, at their recorded sizes, inside the root
+	for k in 0 1 2; do
+		eq "file$k" "$(stat -c %s "root$T/d/file$k")" 12288
+	done
+	# the namespace calls ran and undid themselves: sub2 and link are gone
+	[ ! -e "root$T/d/sub2" ] && [ ! -L "root$T/d/link" ] || fail "sub2/link left over"
+	# header files are real data, not holes
+	local f
+	f=$(jq -r '[.files[] | select(.type == "file" and .size > 65536)][0].path' <(head -1 t.jsonl))
+	if [ "$f" != null ]; then
+		ge "allocated $f" "$(($(stat -c '%b*%B' "root$f")))" "$(stat -c %s "root$f")"
+	fi
+	err_has_file "$T/replay.err" "iotrace: replayed"
+}
+
+# err_has_file FILE TEXT
+err_has_file()
+{
+	grep -qF -- "$2" "$1" || {
+		cat "$1" >&2
+		fail "$1 lacks '$2'"
+	}
+}
+
+test_demo_natural()
+{
+	need_bpf
+	mkdir w
+	annotated t "$PROGS/demo_workload" "$T/w"
+	replay t.jsonl root --natural
+	no_failures
+	eq "timing" "$(r .timing)" natural
+	for k in p50 p99 max; do
+		ge "lag_ns.$k" "$(r ".lag_ns.$k")" 0
+	done
+	# natural pacing takes about as long as the original
+	ge "wall vs trace" "$(r '(.wall_ns * 10 / .trace_wall_ns) | floor')" 8
+	ge "threads" "$(r '.threads | length')" 5
+	eq "thread times" "$(r '[.threads[] | has("busy_ns") and has("wait_ns") and has("compute_ns")] | all')" true
+	ge "write p50" "$(r '.calls.write.replay.p50')" 1
+	ge "demo.log" "$(stat -c %s "root$T/w/demo.log")" $((40 * 4 * 4096))
+	eq "concurrency" "$(r '.concurrency | has("original") and has("replay")')" true
+}
+
+test_ipc()
+{
+	need_bpf
+	mkdir i
+	annotated t "$PROGS/ipc" "$T/i"
+	replay t.jsonl root
+	no_failures
+	no_short
+	eq "mapped" "$(stat -c %s "root$T/i/mapped")" $((8 * 4096))
+	eq "mmap replayed" "$(r '.calls.mmap.count // 0 | . > 0')" true
+	eq "pipe replayed" "$(r '.calls.pipe2.count // .calls.pipe.count // 0')" 1
+	# TCP over loopback, both ends traced: replayed natively
+	eq "accept replayed" "$(r '.calls.accept.count')" 1
+	eq "recv replayed" "$(r '.calls.recvfrom.count')" 1
+	eq "skipped" "$(r .skipped_total)" 0
+	replay t.jsonl root --natural
+	no_failures
+}
+
+# Every order and timing mode runs to the end; causal alone promises no failures.
+test_orders_and_speeds()
+{
+	need_bpf
+	mkdir w
+	annotated t "$PROGS/demo_workload" "$T/w"
+	for o in causal temporal single none; do
+		replay t.jsonl root --order $o
+		eq "order" "$(r .order)" $o
+		eq "events $o" "$(r .events)" "$(($(wc -l <t.jsonl) - 1))"
+	done
+	replay t.jsonl root --order causal
+	no_failures
+	replay t.jsonl root --order temporal --natural
+	no_failures
+	replay t.jsonl root --speed 4
+	eq "speed" "$(r .speed)" 4
+	eq "speed is natural" "$(r .timing)" natural
+	no_failures
+}
+
+# A root is reused for its trace (what the last replay made is removed) and
+# refused for another; --prepare-only makes the initial state only.
+test_root_reuse()
+{
+	need_bpf
+	mkdir d w
+	annotated f "$PROGS/fileio" "$T/d" 2
+	"$IOTRACE" replay f.jsonl --root root --prepare-only --no-progress 2>err ||
+		fail "prepare-only exited $?"
+	[ -d "root$T/d" ] || fail "parent dir of created files missing"
+	[ ! -e "root$T/d/file0" ] || fail "--prepare-only created a file the trace creates"
+	replay f.jsonl root
+	no_failures
+	replay f.jsonl root
+	no_failures
+	echo stray >"root$T/d/stray"
+	replay f.jsonl root
+	[ ! -e "root$T/d/stray" ] || fail "a stray file survived preparation"
+	annotated w "$PROGS/demo_workload" "$T/w"
+	expect_exit 1 "$IOTRACE" replay w.jsonl --root root
+	err_has "iotrace: "
+	err_has "different trace"
+	mkdir full
+	echo x >full/x
+	expect_exit 1 "$IOTRACE" replay w.jsonl --root full
+	err_has "not empty"
+}
+
+# crafted_escape FILE: a trace whose paths try every way out of the root.
+crafted_escape()
+{
+	cat >"$1" <<-EOF
+	{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":9}],"processes":[{"pid":10,"ppid":1,"cwd":"/nowhere"}],"files":[{"path":"/../../..$T/out-hdr","type":"file","size":10},{"path":"/lnk","type":"symlink","target":"$T"},{"path":"/up","type":"symlink","target":"../../../../../../..$T"}],"events":9}
+	{"type":"event","id":0,"pid":10,"tid":10,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"../../../../..$T/out-1","flags":577,"mode":420},"resolved":{"pathname":"/../../../../..$T/out-1"},"ret":3,"ts":1000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":1,"pid":10,"tid":10,"call":"write","args":{"fd":{"fd":3,"path":"$T/out-1","type":"file"},"buf":1,"count":5},"ret":5,"ts":2000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":2,"pid":10,"tid":10,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"$T/out-2","flags":577,"mode":420},"ret":4,"ts":3000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":3,"pid":10,"tid":10,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"/lnk/out-3","flags":577,"mode":420},"ret":5,"ts":4000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":4,"pid":10,"tid":10,"call":"mkdir","args":{"pathname":"/up/out-4","mode":493},"ret":0,"ts":5000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":5,"pid":10,"tid":10,"call":"symlink","args":{"target":"$T/victim","linkpath":"/pw"},"ret":0,"ts":6000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":6,"pid":10,"tid":10,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"/pw","flags":577,"mode":420},"ret":6,"ts":7000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":7,"pid":10,"tid":10,"call":"rename","args":{"oldpath":"/up/out-4","newpath":"/../out-5"},"ret":0,"ts":8000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":8,"pid":10,"tid":10,"call":"unlink","args":{"pathname":"/lnk/.."},"ret":-21,"ts":9000,"dur":10,"compute_ns":0,"deps":[]}
+	EOF
+}
+
+test_escape_refused()
+{
+	mkdir box
+	echo keep >victim
+	crafted_escape t.jsonl
+	"$IOTRACE" replay t.jsonl --root box/root --report r.json --no-progress 2>err ||
+		fail "replay exited $?: $(cat err)"
+	for f in out-hdr out-1 out-2 out-3 out-4 out-5 box/out-5; do
+		[ ! -e "$T/$f" ] || fail "$T/$f was created outside the root"
+	done
+	eq "victim" "$(cat victim)" keep
+	# everything landed inside instead
+	for f in "$T/out-hdr" "$T/out-2" "$T/out-3" "$T/out-4" "$T/victim" /out-5; do
+		[ -e "box/root$f" ] || [ "$f" = "$T/out-4" ] || fail "box/root$f missing"
+	done
+	[ -d "box/root/out-5" ] || fail "renamed dir not at the root's top"
+}
+
+test_bad_input()
+{
+	printf '{"type":"thing","version":1}\n' >other.json
+	expect_exit 1 "$IOTRACE" replay other.json --root root
+	err_has "iotrace: other.json: not an iotrace annotated trace"
+	printf '{"type":"header","version":99,"files":[]}\n' >v99.jsonl
+	expect_exit 1 "$IOTRACE" replay v99.jsonl --root root
+	err_has "unsupported annotated trace version 99"
+	crafted_escape full.jsonl
+	head -c 1500 full.jsonl >trunc.jsonl
+	expect_exit 1 "$IOTRACE" replay trunc.jsonl --root root
+	err_has "iotrace: trunc.jsonl"
+	head -3 full.jsonl >short.jsonl
+	expect_exit 1 "$IOTRACE" replay short.jsonl --root root
+	err_has "truncated"
+	(head -2 full.jsonl; echo '{"type":"event","id":'; tail -n +3 full.jsonl) >bad.jsonl
+	expect_exit 1 "$IOTRACE" replay bad.jsonl --root root
+	err_has "iotrace: bad.jsonl:3: malformed JSON"
+	head -c 4096 /bin/sh >bin.jsonl
+	expect_exit 1 "$IOTRACE" replay bin.jsonl --root root
+	err_has "not an iotrace annotated trace"
+	expect_exit 2 "$IOTRACE" replay full.jsonl
+	err_has "--root"
+	expect_exit 2 "$IOTRACE" replay full.jsonl --root root --order sideways
+	err_has "unknown order"
+	[ "$(id -u)" -eq 0 ] || skip "read-only root needs a mount (root)"
+	mkdir ro
+	mount -t tmpfs -o ro tmpfs ro || skip "cannot mount a read-only tmpfs"
+	expect_exit 1 "$IOTRACE" replay full.jsonl --root ro
+	umount ro
+	err_has "iotrace: ro: root is not writable"
+	# a disk that fills while the initial files are written
+	mkdir small
+	mount -t tmpfs -o size=1m tmpfs small || skip "cannot mount a small tmpfs"
+	printf '{"type":"header","version":1,"threads":[],"processes":[],"files":[{"path":"/big","type":"file","size":8388608}],"events":0}\n' >big.jsonl
+	expect_exit 1 "$IOTRACE" replay big.jsonl --root small/root
+	umount small
+	err_has "iotrace: small/root: cannot create /big: No space left on device"
+}
+
+# A read that can never complete (no writer in the trace) is reported, not hung on.
+test_stall_reported()
+{
+	cat >t.jsonl <<-EOF
+	{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":3}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[],"events":3}
+	{"type":"event","id":0,"pid":10,"tid":10,"call":"pipe2","args":{"pipefd":1,"flags":0},"ret":0,"ts":1000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":1,"pid":10,"tid":10,"call":"read","args":{"fd":{"fd":3,"path":"pipe:[5]","type":"fifo","ino":5},"buf":1,"count":64},"ret":64,"ts":2000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":2,"pid":10,"tid":10,"call":"close","args":{"fd":{"fd":4,"path":"pipe:[5]","type":"fifo","ino":5}},"ret":0,"ts":3000,"dur":10,"compute_ns":0,"deps":[]}
+	EOF
+	expect_exit 1 "$IOTRACE" replay t.jsonl --root root --stall-timeout 1
+	err_has "iotrace: replay stalled"
+	err_has "event 1 (read)"
+}
+
+# O_DIRECT opens keep the flag, with buffers and sizes aligned for it.
+test_odirect()
+{
+	cat >t.jsonl <<-EOF
+	{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":4}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[{"path":"/data","type":"dir"},{"path":"/data/blob","type":"file","size":1048576}],"events":4}
+	{"type":"event","id":0,"pid":10,"tid":10,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"/data/blob","flags":16386,"mode":0},"ret":3,"ts":1000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":1,"pid":10,"tid":10,"call":"pread64","args":{"fd":{"fd":3,"path":"/data/blob","type":"file"},"buf":1,"count":65536,"offset":8192},"ret":65536,"ts":2000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":2,"pid":10,"tid":10,"call":"pwrite64","args":{"fd":{"fd":3,"path":"/data/blob","type":"file"},"buf":1,"count":4096,"offset":4096},"ret":4096,"ts":3000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":3,"pid":10,"tid":10,"call":"close","args":{"fd":{"fd":3,"path":"/data/blob","type":"file"}},"ret":0,"ts":4000,"dur":10,"compute_ns":0,"deps":[]}
+	EOF
+	# a filesystem without O_DIRECT (tmpfs on old kernels) cannot run this
+	dd if=/dev/zero of=probe bs=4096 count=1 oflag=direct 2>/dev/null ||
+		skip "the scratch filesystem does not support O_DIRECT"
+	replay t.jsonl root
+	no_failures
+	no_short
+	eq "issued" "$(r .issued)" 4
+}
+
+# TCP peers outside the trace, played by the replayer on loopback: a server
+# the application connects to (it sources 71000 bytes the app reads) and a
+# client that connects to the application's listener (200 bytes).
+test_socket_external_peer()
+{
+	cat >t.jsonl <<-'EOF'
+	{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":13}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[],"events":13}
+	{"type":"event","id":0,"pid":10,"tid":10,"call":"socket","args":{"domain":2,"type":1,"protocol":0},"ret":3,"ts":1000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":1,"pid":10,"tid":10,"call":"connect","args":{"sockfd":{"fd":3,"type":"socket"},"addr":1,"addrlen":16},"sock":{"family":2,"type":1,"laddr":"10.0.0.5","lport":40001,"raddr":"93.184.216.34","rport":80},"ret":0,"ts":2000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":2,"pid":10,"tid":10,"call":"sendto","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":100,"flags":0,"dest_addr":0,"addrlen":0},"ret":100,"ts":3000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":3,"pid":10,"tid":10,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":70000,"flags":256,"src_addr":0,"addrlen":0},"ret":70000,"ts":4000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":4,"pid":10,"tid":10,"call":"read","args":{"fd":{"fd":3,"type":"socket"},"buf":1,"count":4096},"ret":1000,"ts":4500,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":5,"pid":10,"tid":10,"call":"close","args":{"fd":{"fd":3,"type":"socket"}},"ret":0,"ts":5000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":6,"pid":10,"tid":10,"call":"socket","args":{"domain":10,"type":1,"protocol":0},"ret":3,"ts":6000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":7,"pid":10,"tid":10,"call":"bind","args":{"sockfd":{"fd":3,"type":"socket"},"addr":1,"addrlen":28},"sock":{"family":10,"type":1,"laddr":"::","lport":8080,"raddr":"::","rport":0},"ret":0,"ts":7000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":8,"pid":10,"tid":10,"call":"listen","args":{"sockfd":{"fd":3,"type":"socket"},"backlog":4},"sock":{"family":10,"type":1,"laddr":"::","lport":8080,"raddr":"::","rport":0},"ret":0,"ts":8000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":9,"pid":10,"tid":10,"call":"accept4","args":{"sockfd":{"fd":3,"type":"socket"},"addr":0,"addrlen":0,"flags":524288},"sock":{"family":10,"type":1,"laddr":"::1","lport":8080,"raddr":"::1","rport":50123},"ret":4,"ts":9000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":10,"pid":10,"tid":10,"call":"recvfrom","args":{"sockfd":{"fd":4,"type":"socket"},"buf":1,"len":200,"flags":256,"src_addr":0,"addrlen":0},"ret":200,"ts":10000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":11,"pid":10,"tid":10,"call":"sendto","args":{"sockfd":{"fd":4,"type":"socket"},"buf":1,"len":50,"flags":0,"dest_addr":0,"addrlen":0},"ret":50,"ts":11000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":12,"pid":10,"tid":10,"call":"close","args":{"fd":{"fd":4,"type":"socket"}},"ret":0,"ts":12000,"dur":10,"compute_ns":0,"deps":[]}
+	EOF
+	replay t.jsonl root --stall-timeout 10
+	no_failures
+	no_short
+	eq "issued" "$(r .issued)" 13
+	eq "skipped" "$(r .skipped_total)" 0
+}
+
+# gen_ring THREADS OPS: every thread's op j waits for the previous thread's
+# op j (a ring of cross-thread deps), with a pwrite in between each wait.
+gen_ring()
+{
+	awk -v n="$1" -v m="$2" 'BEGIN {
+		printf "{\"type\":\"header\",\"version\":1,\"threads\":["
+		for (k = 0; k < n; k++)
+			printf "%s{\"pid\":100,\"tid\":%d,\"comm\":\"r\",\"events\":%d}", k ? "," : "", 100 + k, 2 * m + 1
+		printf "],\"processes\":[{\"pid\":100,\"ppid\":1,\"cwd\":\"/\"}],\"files\":[{\"path\":\"/f\",\"type\":\"file\",\"size\":4096}],\"events\":%d}\n", n * (2 * m + 1)
+		id = 0
+		for (k = 0; k < n; k++) {
+			printf "{\"type\":\"event\",\"id\":%d,\"pid\":100,\"tid\":%d,\"call\":\"openat\",\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"/f\",\"flags\":2,\"mode\":0},\"ret\":%d,\"ts\":%d,\"dur\":1,\"compute_ns\":0,\"deps\":[]}\n", id, 100 + k, 3 + k, id
+			first[k] = id++
+		}
+		for (j = 0; j < m; j++)
+			for (k = 0; k < n; k++) {
+				dep = j ? "[{\"id\":" w[(k + n - 1) % n] ",\"kind\":\"wakeup\"}]" : "[]"
+				printf "{\"type\":\"event\",\"id\":%d,\"pid\":100,\"tid\":%d,\"call\":\"futex\",\"args\":{\"uaddr\":1,\"futex_op\":128,\"val\":0},\"ret\":0,\"ts\":%d,\"dur\":1,\"compute_ns\":0,\"deps\":%s}\n", id, 100 + k, id, dep
+				nw[k] = id++
+				printf "{\"type\":\"event\",\"id\":%d,\"pid\":100,\"tid\":%d,\"call\":\"pwrite64\",\"args\":{\"fd\":{\"fd\":%d,\"path\":\"/f\",\"type\":\"file\"},\"buf\":1,\"count\":512,\"offset\":%d},\"ret\":512,\"ts\":%d,\"dur\":1,\"compute_ns\":0,\"deps\":[]}\n", id, 100 + k, 3 + k, 512 * (k % 8), id
+				id++
+				for (x = 0; x < n; x++) if (x == k) w[k] = nw[k]
+			}
+	}'
+}
+
+# Dependency release under many threads: a lost wakeup would stall.
+test_many_threads_ring()
+{
+	gen_ring 48 150 >t.jsonl
+	for o in causal temporal none; do
+		replay t.jsonl root --order $o --stall-timeout 20
+		no_failures
+		eq "issued $o" "$(r .issued)" $((48 * 151))
+		eq "threads" "$(r '.threads | length')" 48
+	done
+	replay t.jsonl root --natural --stall-timeout 20
+	no_failures
+}
+
+# chmod, chown, utimensat and close_range; a chmod through a symlink that
+# points out of the root changes nothing outside.
+test_metadata_calls()
+{
+	echo keep >victim
+	chmod 644 victim
+	cat >t.jsonl <<-EOF
+	{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":8}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[{"path":"/d","type":"dir"},{"path":"/d/f","type":"file","size":100},{"path":"/d/out","type":"symlink","target":"$T/victim"}],"events":8}
+	{"type":"event","id":0,"pid":10,"tid":10,"call":"chmod","args":{"pathname":"/d/f","mode":384},"ret":0,"ts":1000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":1,"pid":10,"tid":10,"call":"fchownat","args":{"dirfd":"AT_FDCWD","pathname":"/d/f","owner":1234,"group":4321,"flags":0},"ret":0,"ts":2000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":2,"pid":10,"tid":10,"call":"utimensat","args":{"dirfd":"AT_FDCWD","pathname":"/d/f","times":0,"flags":0},"ret":0,"ts":3000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":3,"pid":10,"tid":10,"call":"chmod","args":{"pathname":"/d/out","mode":511},"ret":-2,"ts":4000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":4,"pid":10,"tid":10,"call":"lchown","args":{"pathname":"/d/out","owner":1234,"group":1234},"ret":0,"ts":5000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":5,"pid":10,"tid":10,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"/d/f","flags":2,"mode":0},"ret":3,"ts":6000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":6,"pid":10,"tid":10,"call":"fchmod","args":{"fd":{"fd":3,"path":"/d/f","type":"file"},"mode":416},"ret":0,"ts":7000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":7,"pid":10,"tid":10,"call":"close_range","args":{"first":3,"last":4294967295,"flags":0},"ret":0,"ts":8000,"dur":10,"compute_ns":0,"deps":[]}
+	EOF
+	replay t.jsonl root
+	no_failures
+	eq "issued" "$(r .issued)" 8
+	eq "mode" "$(stat -c %a root/d/f)" 640
+	[ "$(id -u)" -ne 0 ] || eq "owner" "$(stat -c %u:%g root/d/f)" 1234:4321
+	eq "victim mode" "$(stat -c %a victim)" 644
+	eq "victim owner" "$(stat -c %u victim)" "$(id -u)"
+	# a second replay starts again from the initial state
+	"$IOTRACE" replay t.jsonl --root root --prepare-only --no-progress 2>/dev/null ||
+		fail "prepare-only exited $?"
+	eq "mode reset" "$(stat -c %a root/d/f)" 644
+}
+
+# Timed sleeps last their recorded duration, divided by --speed, and are
+# skipped by --afap.  Four 100 ms sleeps, with wide margins for a busy host.
+test_sleeps_and_speed()
+{
+	{
+		echo '{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":4}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[],"events":4}'
+		for i in 0 1 2 3; do
+			echo '{"type":"event","id":'$i',"pid":10,"tid":10,"call":"clock_nanosleep","args":{"clockid":1,"flags":0,"request":1,"remain":0},"ret":0,"ts":'$((i * 100000000))',"dur":100000000,"compute_ns":0,"deps":[]}'
+		done
+	} >t.jsonl
+	replay t.jsonl root --natural
+	ge "natural wall" "$(r .wall_ns)" 400000000
+	eq "trace wall" "$(r .trace_wall_ns)" 400000000
+	replay t.jsonl root --speed 4
+	[ "$(r .wall_ns)" -lt 300000000 ] || fail "--speed 4 took $(r .wall_ns) ns"
+	ge "speed 4 wall" "$(r .wall_ns)" 100000000
+	replay t.jsonl root
+	[ "$(r .wall_ns)" -lt 50000000 ] || fail "--afap took $(r .wall_ns) ns"
+}
