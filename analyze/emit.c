@@ -203,6 +203,20 @@ static void put_times(struct jw *w, const struct analysis *an, uint32_t id)
 		jw__lit(w, ",\"gap_before\":true");
 }
 
+/* pipe, pipe2, socketpair: the two fds they returned, [read end, write end]. */
+static void put_ret_fds(struct jw *w, const struct sc_view *v)
+{
+	const struct iot_fd *f0 = sc_view__fd(v, IOT_FD_RET0), *f1 = sc_view__fd(v, IOT_FD_RET1);
+
+	if (!f0 || !f1)
+		return;
+	jw__lit(w, ",\"ret_fds\":[");
+	jw__s64(w, f0->fd);
+	jw__lit(w, ",");
+	jw__s64(w, f1->fd);
+	jw__lit(w, "]");
+}
+
 static void put_event(struct jw *w, const struct analysis *an, uint32_t id)
 {
 	const struct iot_syscall *sc = an__rec(an, id);
@@ -229,6 +243,7 @@ static void put_event(struct jw *w, const struct analysis *an, uint32_t id)
 		put_resolved(w, an, id, &v, si);
 	if (v.sock)
 		put_sock(w, v.sock);
+	put_ret_fds(w, &v);
 	put_times(w, an, id);
 	put_deps(w, an, id);
 	jw__lit(w, "}\n");
@@ -281,30 +296,44 @@ static void add_file(json_t *a, json_t *seen, const char *path, const char *type
 	json_array_append_new(a, o);
 }
 
-/* Files, directories and symlinks the trace used and did not create, and their parents. */
+/*
+ * Files, directories and symlinks the trace used and did not create, and the
+ * directories above them and above what it created, unless the trace made
+ * those too: the replay creates exactly these before it starts.
+ */
 static json_t *files_json(const struct analysis *an)
 {
-	json_t *a = json_array(), *seen = json_object();
+	json_t *a = json_array(), *seen = json_object(), *created = json_object();
 	char buf[4096];
 
 	for (size_t i = 0; i < an->files.n; i++) {
 		const struct an_file *f = vec__at(&an->files, i);
 		const char *p = strtab__str(&an->strs, f->path);
 
-		if (f->created || !p || p[0] != '/')
+		if (f->created && p)
+			json_object_set_new(created, p, json_true());
+	}
+	for (size_t i = 0; i < an->files.n; i++) {
+		const struct an_file *f = vec__at(&an->files, i);
+		const char *p = strtab__str(&an->strs, f->path);
+
+		if (!p || p[0] != '/')
 			continue;
 		if (f->type != IOT_FT_REG && f->type != IOT_FT_DIR && f->type != IOT_FT_LNK)
 			continue;
 		snprintf(buf, sizeof(buf), "%s", p);
 		for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
 			*s = '\0';
-			add_file(a, seen, buf, "dir", 0, NULL);
+			if (!json_object_get(created, buf))
+				add_file(a, seen, buf, "dir", 0, NULL);
 			*s = '/';
 		}
-		add_file(a, seen, p, an__ftype_name(f->type), f->size,
-			 strtab__str(&an->strs, f->target));
+		if (!f->created)
+			add_file(a, seen, p, an__ftype_name(f->type), f->size,
+				 strtab__str(&an->strs, f->target));
 	}
 	json_decref(seen);
+	json_decref(created);
 	return a;
 }
 

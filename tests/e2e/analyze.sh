@@ -70,6 +70,8 @@ test_pipe_condvar()
 	r=$(ev p.jsonl ".tid != $main and .call == \"read\" and .ret == 64")
 	reaches p.jsonl "$w" "$r" || fail "pipe read $r not after write $w"
 	eq "edge kind" "$(jq -r "select(.id == $r) | [.deps[] | select(.id == $w) | .kind] | join(\",\")" p.jsonl)" "data"
+	eq "pipe fds" "$(jq -c 'select(.type == "event" and .call == "pipe2") | .ret_fds' p.jsonl)" \
+		"[$(kv p.out pipe_r),$(kv p.out pipe_w)]"
 }
 
 # fork -> the child's first call; the child's exit -> the wait4 that reaped it.
@@ -136,6 +138,8 @@ test_header()
 	eq "lost" "$(jq .lost_events hdr.json)" 0
 	eq "pre-existing file" "$(jq -c '.files[] | select(.path == "'"$T/d/pre"'") | [.type, .size]' hdr.json)" '["file",6]'
 	eq "created file not initial" "$(jq '[.files[] | select(.path == "'"$T/d/new"'")] | length' hdr.json)" 0
+	eq "its directory is" "$(jq -c '[.files[] | select(.path == "'"$T/d"'") | .type]' hdr.json)" '["dir"]'
+	ge "ancestors too" "$(jq '[.files[] | select(.path == "/tmp")] | length' hdr.json)" 1
 	ge "threads" "$(jq '.threads | length' hdr.json)" 2
 	# events: named args, ns since start, in enter order
 	eq "sorted" "$(jq -s '[.[] | select(.type == "event") | .ts] | . == sort' h.jsonl)" true
