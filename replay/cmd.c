@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iotrace replay FILE --root DIR: load, compile, prepare the sandbox, run, report. */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +20,8 @@ static void replay__usage(FILE *f)
 	fprintf(f,
 		"Usage: iotrace replay FILE --root DIR [--afap | --natural | --speed X]\n"
 		"                      [--order causal|temporal|single|none] [--report R.json]\n"
-		"                      [--prepare-only] [--stall-timeout SEC] [--no-progress]\n"
+		"                      [--prepare-only] [--stall-timeout SEC] [--user NAME]\n"
+		"                      [--no-progress]\n"
 		"\n"
 		"Re-issues the calls of an annotated trace (iotrace analyze --infer-causality)\n"
 		"inside the sandbox DIR, one thread per traced thread.\n"
@@ -32,6 +36,8 @@ static void replay__usage(FILE *f)
 		"  --report R.json     write the replay report\n"
 		"  --prepare-only      create the initial files and stop\n"
 		"  --stall-timeout SEC give up when no call completes for SEC (default 30, 0 off)\n"
+		"  --user NAME         prepare as root, then hand the root to NAME and replay as\n"
+		"                      NAME (for traces from someone else)\n"
 		"\n"
 		"EXAMPLES:\n"
 		"  iotrace analyze db.iot --infer-causality -o db.jsonl\n"
@@ -77,6 +83,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 		{ "prepare-only", no_argument, NULL, 'P' },
 		{ "stall-timeout", required_argument, NULL, 'T' },
 		{ "no-progress", no_argument, NULL, 'N' },
+		{ "user", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -99,6 +106,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 		case 'P': o->prepare_only = true; break;
 		case 'T': o->stall_sec = atoi(optarg); break;
 		case 'N': o->progress = false; break;
+		case 'U': o->user = optarg; break;
 		case 'h': replay__usage(stdout); return 1;
 		default: return -EINVAL;
 		}
@@ -126,6 +134,47 @@ static int replay__prepare(struct rp_plan *p, const struct rp_opts *o)
 	if (!err && !o->prepare_only)
 		err = peer__setup(p);
 	return err;
+}
+
+static uid_t chown_uid;
+static gid_t chown_gid;
+
+static int chown_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return lchown(path, chown_uid, chown_gid) ? -1 : 0;
+}
+
+/*
+ * --user: the root was prepared with root's rights; give the tree to the
+ * user (never following a symlink, never leaving the file system), then
+ * drop every privilege before the first recorded call is issued.
+ */
+static int replay__drop(const char *user, const char *root)
+{
+	struct passwd *pw = getpwnam(user);
+
+	if (!pw) {
+		err("replay: no user '%s'", user);
+		return -ENOENT;
+	}
+	if (geteuid() != 0) {
+		err("replay: --user needs root to hand the sandbox over");
+		return -EPERM;
+	}
+	chown_uid = pw->pw_uid;
+	chown_gid = pw->pw_gid;
+	if (nftw(root, chown_one, 64, FTW_PHYS | FTW_MOUNT)) {
+		err("replay: giving %s to '%s': %s", root, user, strerror(errno));
+		return -errno;
+	}
+	if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
+		err("replay: cannot become '%s': %s", user, strerror(errno));
+		return -errno;
+	}
+	return 0;
 }
 
 static int replay__run(struct rp_plan *p, const struct rp_opts *o)
@@ -176,6 +225,8 @@ int cmd_replay(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
+	if (o.user && replay__drop(o.user, o.root))
+		goto out;
 	rc = replay__run(&p, &o);
 	if (rc == 3)
 		return 1; /* stuck threads still use the plan and the root */

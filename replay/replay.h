@@ -198,6 +198,7 @@ struct rp_plan {
 
 struct rp_opts {
 	const char *file, *root, *report;
+	const char *user;	/* --user: replay as this user */
 	enum rp_timing timing;
 	enum rp_order order;
 	double speed;

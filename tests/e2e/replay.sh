@@ -398,3 +398,22 @@ test_sleeps_and_speed()
 	replay t.jsonl root
 	[ "$(r .wall_ns)" -lt 50000000 ] || fail "--afap took $(r .wall_ns) ns"
 }
+
+# --user: prepared as root, replayed as nobody; the root's files are
+# nobody's, the calls all succeed, and nothing of root's is left writable.
+test_user_drop()
+{
+	need_bpf
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	mkdir d
+	annotated t "$PROGS/fileio" "$T/d" 2
+	chmod 755 "$T"
+	mkdir rep && chown nobody rep
+	"$IOTRACE" replay t.jsonl --root root --user nobody --report rep/r.json --no-progress \
+		2>replay.err || fail "replay --user exited $?: $(cat replay.err)"
+	eq "failed" "$(jq .failed rep/r.json)" 0
+	eq "owner" "$(stat -c %U "root$T/d/file0")" nobody
+	eq "root's owner" "$(stat -c %U root)" nobody
+	expect_exit 1 "$IOTRACE" replay t.jsonl --root root2 --user no-such-user-here
+	err_has "iotrace: replay: no user 'no-such-user-here'"
+}
