@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo: record the bundled multi-threaded workload, then show what was
-# captured.  Analysis and replay join in as they are built.
+# make demo: record the bundled multi-threaded workload, show what was
+# captured, infer its causal edges, replay it in a sandbox, print the report.
 set -euo pipefail
 BUILD=${BUILD:-build}
 out=${DEMO_DIR:-$BUILD/demo}
@@ -19,15 +19,19 @@ echo
 echo "== iotrace dump $out/demo.iot (first 40 lines)"
 "$iot" dump "$out/demo.iot" | head -n 40 || true
 
-if "$iot" analyze --help >/dev/null 2>&1; then
-	echo
-	echo "== iotrace analyze --infer-causality $out/demo.iot -o $out/demo.jsonl"
-	"$iot" analyze --infer-causality "$out/demo.iot" -o "$out/demo.jsonl"
-	"$iot" analyze --summary "$out/demo.iot" || true
-fi
-if "$iot" replay --help >/dev/null 2>&1; then
-	echo
-	echo "== iotrace replay $out/demo.jsonl --root $out/root --natural"
-	"$iot" replay "$out/demo.jsonl" --root "$out/root" --natural --report "$out/report.json"
-	cat "$out/report.json"
-fi
+echo
+echo "== iotrace analyze --infer-causality $out/demo.iot -o $out/demo.jsonl"
+"$iot" analyze --infer-causality "$out/demo.iot" -o "$out/demo.jsonl"
+head -n 1 "$out/demo.jsonl" | jq -c '{events, lost_events, threads: (.threads | length),
+	files: (.files | length), edges: .causality_stats.edges}'
+"$iot" analyze --summary --infer-causality "$out/demo.iot"
+
+echo
+echo "== iotrace export $out/demo.iot --format chrome -o $out/demo.json (open in ui.perfetto.dev)"
+"$iot" export "$out/demo.iot" --format chrome -o "$out/demo.json"
+
+echo
+echo "== iotrace replay $out/demo.jsonl --root $out/root --natural --report $out/report.json"
+rm -rf "$out/root"
+"$iot" replay "$out/demo.jsonl" --root "$out/root" --natural --report "$out/report.json"
+jq '{wall_ns, trace_wall_ns, events, failed, short, lag_ns, concurrency}' "$out/report.json"
