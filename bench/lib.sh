@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# bench/lib.sh: helpers shared by the parts of the benchmark harness.
+# Sourced, not run: `. bench/lib.sh`. Callers use `set -euo pipefail`.
+
+# log MSG...: progress on stderr, so stdout stays free for data.
+log() { printf 'bench: %s\n' "$*" >&2; }
+
+# have CMD: true if CMD is on PATH.
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# median: median of the numbers on stdin, one a line; lines that are not
+# numbers (failed runs are stored as "-") are ignored. Prints "-" if none.
+median() {
+	grep -E '^-?[0-9.]+(e[-+]?[0-9]+)?$' | sort -g | awk '
+		{ v[NR] = $1 }
+		END {
+			if (NR == 0) { print "-"; exit }
+			if (NR % 2) print v[(NR + 1) / 2]
+			else print (v[NR / 2] + v[NR / 2 + 1]) / 2
+		}'
+}
+
+# fmt DECIMALS VALUE: round a number for the tables; "-" passes through.
+fmt() {
+	case $2 in
+	-|'') printf -- '-' ;;
+	*) LC_ALL=C printf "%.${1}f" "$2" ;;
+	esac
+}
+
+# ensure_tracefs: classic tracepoints (bpftrace, perf trace, iotrace's
+# scheduler and page-cache hooks) need tracefs; mount it if it is missing.
+ensure_tracefs() {
+	if [ ! -e /sys/kernel/tracing/events ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+			log "could not mount tracefs on /sys/kernel/tracing"
+	fi
+}
+
+# machine_info: a Markdown list describing where the figures come from.
+machine_info() {
+	local cpu mem
+	cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+	mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "- Machine: $(nproc) CPUs (${cpu:-unknown model}), $mem RAM, host \`$(hostname)\`"
+	echo "- Kernel: \`$(uname -r)\` ($(uname -m))"
+	echo "- Load average when the report was written: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared; compare ratios, not absolutes)"
+	# Another tracer's sys_enter/sys_exit programs run on every syscall of
+	# the machine, the "untraced" runs included: say when there were any.
+	if have bpftool; then
+		local n
+		n=$(bpftool prog show 2>/dev/null | grep -cE ': (tracing|raw_tracepoint|tracepoint) ' || true)
+		echo "- BPF tracing programs loaded when the report was written: $n"
+	fi
+	# With bpf_stats on, the kernel times every BPF program run (two clock
+	# reads per call): it inflates every BPF tracer's overhead.
+	local st
+	st=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo '?')
+	echo "- kernel.bpf_stats_enabled: $st$([ "$st" = 1 ] && echo ' (every BPF program run is timed, which adds to iotrace and bpftrace)')"
+}
+
+# doc_section FILE NAME CONTENT_FILE: replace what lies between
+# "<!-- BEGIN NAME -->" and "<!-- END NAME -->" in FILE with CONTENT_FILE,
+# or append the section, markers included, when FILE does not have it yet.
+# Each part of the harness owns its own sections and leaves the others alone.
+doc_section() {
+	local file=$1 name=$2 content=$3 tmp
+	tmp=$(mktemp "${file}.XXXXXX")
+	if grep -qF "<!-- BEGIN $name -->" "$file" 2>/dev/null; then
+		awk -v b="<!-- BEGIN $name -->" -v e="<!-- END $name -->" -v c="$content" '
+			$0 == b { print; while ((getline l < c) > 0) print l; skip = 1; next }
+			$0 == e { skip = 0 }
+			!skip' "$file" >"$tmp"
+	else
+		{
+			if [ -s "$file" ]; then cat "$file"; echo; fi
+			echo "<!-- BEGIN $name -->"
+			cat "$content"
+			echo "<!-- END $name -->"
+		} >"$tmp"
+	fi
+	chmod 644 "$tmp"
+	mv "$tmp" "$file"
+}
