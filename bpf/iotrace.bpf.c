@@ -267,16 +267,23 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 	struct task_state *st;
 	__u64 now;
 
-	if ((__u64)id >= IOT_NR_MAX || !is_traced(pid_tgid >> 32))
+	if ((__u64)id >= IOT_NR_MAX)
 		return 0;
 	d = sc_desc[id];
 	if (!(d.flags & IOT_SCD_TRACE))
 		return 0;
+	/* Only traced threads have storage: finding it saves the hash lookup
+	 * on the hot path; a thread seen for the first time is checked once. */
 	task = bpf_get_current_task_btf();
-	st = bpf_task_storage_get(&tstate, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	st = bpf_task_storage_get(&tstate, task, 0, 0);
 	if (!st) {
-		count_loss(IOT_LOSS_STORAGE);
-		return 0;
+		if (!is_traced(pid_tgid >> 32))
+			return 0;
+		st = bpf_task_storage_get(&tstate, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!st) {
+			count_loss(IOT_LOSS_STORAGE);
+			return 0;
+		}
 	}
 	now = bpf_ktime_get_ns();
 	/* First sight of the thread: it is on the CPU right now. */
@@ -577,12 +584,12 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret)
 	struct task_state *st;
 	long id;
 
-	if (!is_traced(pid_tgid >> 32))
-		return 0;
 	task = bpf_get_current_task_btf();
 	st = bpf_task_storage_get(&tstate, task, 0, 0);
 	if (st && st->in_call)
 		return emit_syscall(st, pid_tgid, ret, bpf_ktime_get_ns(), 0);
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
 	id = BPF_CORE_READ(regs, orig_ax);
 	if ((__u64)id >= IOT_NR_MAX || !(sc_desc[id].flags & IOT_SCD_TRACE))
 		return 0;
