@@ -20,34 +20,41 @@ int jw__flush(struct jw *w)
 	return w->err;
 }
 
-void jw__raw(struct jw *w, const char *s, size_t n)
+void jw__spill(struct jw *w, const char *s, size_t n)
 {
-	if (w->len + n > JW_BUF) {
-		jw__flush(w);
-		if (n > JW_BUF) {
-			if (fwrite(s, 1, n, w->f) != n && !w->err)
-				w->err = -(errno ? errno : EIO);
-			return;
-		}
+	jw__flush(w);
+	if (n > JW_BUF) {
+		if (fwrite(s, 1, n, w->f) != n && !w->err)
+			w->err = -(errno ? errno : EIO);
+		return;
 	}
-	memcpy(w->buf + w->len, s, n);
-	w->len += n;
+	memcpy(w->buf, s, n);
+	w->len = n;
 }
 
-void jw__lit(struct jw *w, const char *s)
-{
-	jw__raw(w, s, strlen(s));
-}
-
+/* Two digits per division: numbers are most of an event line. */
 void jw__u64(struct jw *w, uint64_t v)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	char tmp[24];
 	int i = sizeof(tmp);
 
-	do {
-		tmp[--i] = '0' + v % 10;
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned int r = v % 100;
+
+		v /= 100;
+		i -= 2;
+		memcpy(tmp + i, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		i -= 2;
+		memcpy(tmp + i, pairs + 2 * v, 2);
+	} else {
+		tmp[--i] = '0' + v;
+	}
 	jw__raw(w, tmp + i, sizeof(tmp) - i);
 }
 

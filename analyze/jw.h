@@ -15,10 +15,29 @@ struct jw {
 	char buf[JW_BUF];
 };
 
+#include <string.h>
+
 /* The caller owns w (it is large: allocate it) and f. */
 void jw__init(struct jw *w, FILE *f);
-void jw__raw(struct jw *w, const char *s, size_t n);
-void jw__lit(struct jw *w, const char *s);
+/* Writes out the buffer, then n bytes that do not fit in it. */
+void jw__spill(struct jw *w, const char *s, size_t n);
+
+/* Inline: called several times per field of a million events. */
+static inline void jw__raw(struct jw *w, const char *s, size_t n)
+{
+	if (w->len + n > JW_BUF) {
+		jw__spill(w, s, n);
+		return;
+	}
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+}
+
+/* Literal strings: the compiler folds the strlen. */
+static inline void jw__lit(struct jw *w, const char *s)
+{
+	jw__raw(w, s, strlen(s));
+}
 void jw__u64(struct jw *w, uint64_t v);
 void jw__s64(struct jw *w, int64_t v);
 /* A JSON string, quoted and escaped. */
