@@ -150,6 +150,13 @@ $(BUILD)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(FUZZ_LIB) $(wildcard lib/*.h
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE $(filter %.c,$^) -o $@ \
 		-lz -ljansson -lbpf
 
+$(BUILD)/fuzz/fuzz_annotated: tests/fuzz/fuzz_annotated.c $(LIB_SRCS) \
+		$(filter-out replay/cmd.c,$(REPLAY_SRCS)) $(wildcard lib/*.h replay/*.h)
+	$(Q)mkdir -p $(@D)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE $(filter %.c,$^) -o $@ \
+		-lz -ljansson -lbpf -lpthread
+
 fuzz: $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do \
 		n=$${f##*/}; mkdir -p $(BUILD)/fuzz/corpus-$$n; \
