@@ -66,6 +66,17 @@ struct an_side {		/* fork, exit and wakeup records, kept for later passes */
 	uint32_t a, b;		/* fork: child pid, tid; wakeup: waker pid, tid; exit: group_dead */
 };
 
+struct an_page {		/* mmap I/O between two calls of a thread */
+	uint64_t ts;
+	uint64_t ino;
+	uint64_t index;		/* first file page */
+	uint32_t dev, npages;
+	uint32_t tid;
+	uint32_t ev;		/* the call it precedes, AN_NONE until assigned */
+	uint8_t kind;		/* IOT_PAGE_FAULT, _MAP or _DIRTY */
+	uint8_t pad[7];
+};
+
 struct an_file {		/* initial state the replay needs */
 	uint32_t path;
 	uint8_t type;		/* enum iot_ftype */
@@ -94,6 +105,8 @@ struct analysis {
 	struct an_vec deps;	/* struct an_edge sorted by to, after reduction */
 	uint32_t *dep_off;	/* deps of event i: deps[dep_off[i] .. dep_off[i+1]) */
 	struct an_vec files;	/* struct an_file */
+	struct an_vec pages;	/* struct an_page, by ev once loaded */
+	uint64_t pages_dropped;	/* page records inside calls or after a thread's last */
 	struct htab tid_idx, pid_idx, file_idx;
 	struct strtab strs;
 	uint64_t t0;		/* trace start, CLOCK_MONOTONIC */

@@ -152,6 +152,7 @@ static void init_vecs(struct analysis *an)
 	an->deps.esz = sizeof(struct an_edge);
 	an->files.esz = sizeof(struct an_file);
 	an->snaps.esz = sizeof(uint64_t);
+	an->pages.esz = sizeof(struct an_page);
 }
 
 static int run(struct analysis *an, const char *path, const void *buf, size_t len)
@@ -205,6 +206,7 @@ void analysis__free(struct analysis *an)
 	vec__free(&an->deps);
 	vec__free(&an->files);
 	vec__free(&an->snaps);
+	vec__free(&an->pages);
 	htab__free(&an->tid_idx);
 	htab__free(&an->pid_idx);
 	htab__free(&an->file_idx);

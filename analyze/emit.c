@@ -217,7 +217,36 @@ static void put_ret_fds(struct jw *w, const struct sc_view *v)
 	jw__lit(w, "]");
 }
 
-static void put_event(struct jw *w, const struct analysis *an, uint32_t id)
+/* mmap I/O the thread did before this call: pages to touch first. */
+static void put_pages(struct jw *w, const struct analysis *an, uint32_t id, size_t *pi)
+{
+	static const char *const kinds[] = { [IOT_PAGE_FAULT] = "fault",
+					     [IOT_PAGE_MAP] = "map_pages",
+					     [IOT_PAGE_DIRTY] = "dirty" };
+	const struct an_page *pg = an->pages.v;
+	bool first = true;
+
+	for (; *pi < an->pages.n && pg[*pi].ev == id; (*pi)++) {
+		const struct an_page *p = &pg[*pi];
+
+		jw__lit(w, first ? ",\"pages\":[{\"dev\":" : ",{\"dev\":");
+		jw__u64(w, p->dev);
+		jw__lit(w, ",\"ino\":");
+		jw__u64(w, p->ino);
+		jw__lit(w, ",\"index\":");
+		jw__u64(w, p->index);
+		jw__lit(w, ",\"n\":");
+		jw__u64(w, p->npages);
+		jw__lit(w, ",\"kind\":\"");
+		jw__lit(w, kinds[p->kind]);
+		jw__lit(w, "\"}");
+		first = false;
+	}
+	if (!first)
+		jw__lit(w, "]");
+}
+
+static void put_event(struct jw *w, const struct analysis *an, uint32_t id, size_t *pi)
 {
 	const struct iot_syscall *sc = an__rec(an, id);
 	const struct syscall_info *si = syscall__by_nr(sc->nr);
@@ -244,6 +273,7 @@ static void put_event(struct jw *w, const struct analysis *an, uint32_t id)
 	if (v.sock)
 		put_sock(w, v.sock);
 	put_ret_fds(w, &v);
+	put_pages(w, an, id, pi);
 	put_times(w, an, id);
 	put_deps(w, an, id);
 	jw__lit(w, "}\n");
@@ -387,6 +417,7 @@ int analysis__write_jsonl(const struct analysis *an, FILE *f)
 {
 	json_t *h = header_json(an);
 	struct jw *w;
+	size_t pi = 0;
 	int err;
 
 	if (!h)
@@ -400,7 +431,7 @@ int analysis__write_jsonl(const struct analysis *an, FILE *f)
 		return -ENOMEM;
 	jw__init(w, f);
 	for (uint32_t i = 0; i < an->nev && !w->err; i++)
-		put_event(w, an, i);
+		put_event(w, an, i, &pi);
 	err = jw__flush(w);
 	free(w);
 	return err;

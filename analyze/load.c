@@ -126,6 +126,23 @@ static int add_syscall(struct analysis *an, const struct iot_hdr *h)
 	return 0;
 }
 
+/* Page faults, fault-around and pages dirtied: what a thread did through its
+ * file mappings.  Cache misses are a read's own doing: the read replays them. */
+static int add_page(struct analysis *an, const struct iot_page *pg)
+{
+	struct an_page *p;
+
+	if (pg->kind != IOT_PAGE_FAULT && pg->kind != IOT_PAGE_MAP && pg->kind != IOT_PAGE_DIRTY)
+		return 0;
+	p = vec__push(&an->pages);
+	if (!p)
+		return -ENOMEM;
+	*p = (struct an_page){ .ts = pg->hdr.ts, .ino = pg->ino, .index = pg->index,
+			       .dev = pg->dev, .npages = pg->npages, .tid = pg->hdr.tid,
+			       .ev = AN_NONE, .kind = pg->kind };
+	return 0;
+}
+
 static int add_side(struct analysis *an, const struct iot_hdr *h, uint32_t a, uint32_t b)
 {
 	struct an_side *s = vec__push(&an->side);
@@ -233,6 +250,8 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 		return add_side(an, h, x->group_dead, (uint32_t)x->exit_code);
 	case IOT_REC_WAKEUP:
 		return add_side(an, h, w->waker_pid, w->waker_tid);
+	case IOT_REC_PAGE:
+		return add_page(an, (const void *)h);
 	case IOT_REC_META:
 		an->t0 = h->ts;
 		return 0;
@@ -280,6 +299,54 @@ static int thread_push(struct an_thread *t, uint32_t id)
 	return 0;
 }
 
+static int cmp_page(const void *a, const void *b)
+{
+	const struct an_page *x = a, *y = b;
+
+	if (x->ev != y->ev)
+		return x->ev < y->ev ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * Each page record outside a call belongs to the thread's next call: the
+ * replay touches those pages before issuing it.  Records inside a call (a
+ * write dirtying the cache, a read's fault-around) are the call's own doing.
+ */
+static void assign_pages(struct analysis *an)
+{
+	struct an_page *pg = an->pages.v;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < an->pages.n; i++) {
+		uint32_t tidx = an__tidx(an, pg[i].tid), lo = 0, hi;
+		struct an_thread *t;
+
+		if (tidx == AN_NONE)
+			goto drop;
+		t = an__thread(an, tidx);
+		hi = t->nev;
+		while (lo < hi) {	/* first call entered at or after the page */
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (an->ev[t->ev[mid]].ts < pg[i].ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == t->nev || (lo && an->ev[t->ev[lo - 1]].end >= pg[i].ts))
+			goto drop;
+		pg[i].ev = t->ev[lo];
+		pg[kept++] = pg[i];
+		continue;
+drop:
+		an->pages_dropped++;
+	}
+	an->pages.n = kept;
+	if (kept)
+		qsort(pg, kept, sizeof(*pg), cmp_page);
+}
+
 /* Enter-time order, per-thread lists, and which calls follow a loss gap. */
 static int index_events(struct analysis *an)
 {
@@ -311,6 +378,7 @@ static int index_events(struct analysis *an)
 	}
 	if (!an->t0 && an->nev)
 		an->t0 = an->ev[0].ts;
+	assign_pages(an);
 	return 0;
 }
 

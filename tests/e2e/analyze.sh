@@ -159,6 +159,15 @@ test_bad_input()
 	head -c $(($(stat -c %s t.iot) - 100)) t.iot >cut.iot
 	expect_exit 1 "$IOTRACE" analyze cut.iot -o cut.jsonl
 	err_has "iotrace: cut.iot: truncated"
+	expect_exit 1 "$IOTRACE" analyze t.iot -o /proc/no/such/out.jsonl
+	err_has "iotrace: analyze: cannot write '/proc/no/such/out.jsonl'"
+	head -c 32 t.iot >empty.iot		# the file header alone: no records
+	expect_exit 1 "$IOTRACE" analyze empty.iot
+	err_has "iotrace: empty.iot: empty trace"
+	printf 'IOTRACE\0\143\0\0\0' >v99.iot
+	head -c 20 /dev/zero >>v99.iot
+	expect_exit 1 "$IOTRACE" analyze v99.iot
+	err_has "version 99"
 	ge "events kept" "$(grep -c '"type":"event"' cut.jsonl)" 1
 }
 
@@ -192,4 +201,19 @@ test_export_chrome()
 		fail "pwrite slices not named with their path"
 	expect_exit 2 "$IOTRACE" export t.iot --format svg
 	err_has "unknown format"
+}
+
+# mmap I/O between calls rides on the next call: the shared mapping's pages
+# (read through fault-around, page 3 written) come before msync.
+test_mmap_pages()
+{
+	need_bpf
+	annotate m "$PROGS/ipc" "$T"
+	local ino
+	ino=$(jq -r 'select(.type == "event" and .call == "mmap" and .args.fd.path == "'"$T/mapped"'") | .args.fd.ino' m.jsonl)
+	[ -n "$ino" ] || fail "no mmap of $T/mapped"
+	ge "page 3 before msync" "$(jq -s '[.[] | select(.type == "event" and .call == "msync")
+		| .pages[]? | select(.ino == '"$ino"' and .index <= 3 and .index + .n > 3)] | length' m.jsonl)" 1
+	# pages a write() dirtied inside the call are not mmap I/O
+	eq "no pages on writes" "$(jq -s '[.[] | select(.type == "event" and .call == "write" and has("pages") and (.pages[] | .ino == '"$ino"'))] | length' m.jsonl)" 0
 }
