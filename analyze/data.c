@@ -4,7 +4,9 @@
  * at its enter, a read consumes what it returned at its exit, first in first
  * out, and depends on every write whose bytes it took.  Files: a read depends
  * on the latest write of each other thread that overlapped its range and had
- * returned before the read began.
+ * returned before the read began; and a read that came up short (end of
+ * file) precedes a later write of another thread into the range it missed,
+ * or a replay could let the write go first and the read find data.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -198,9 +200,11 @@ static uint64_t file_offset(const struct iot_syscall *sc, const struct iot_fd *f
 	}
 }
 
-static struct wlist *wlist_of(struct data *d, const struct iot_fd *f)
+enum { LIST_WRITES, LIST_SHORT_READS };
+
+static struct wlist *wlist_of(struct data *d, const struct iot_fd *f, uint64_t which)
 {
-	uint64_t id[2] = { f->dev, f->ino };
+	uint64_t id[3] = { f->dev, f->ino, which };
 	uint64_t key = hash64(id, sizeof(id));
 	uint32_t i = htab__get(&d->widx, key);
 
@@ -211,10 +215,8 @@ static struct wlist *wlist_of(struct data *d, const struct iot_fd *f)
 	return vec__at(&d->wl, d->wl.n - 1);
 }
 
-static int file_write(struct analysis *an, struct data *d, const struct item *it, uint64_t len)
+static int wlist_add(struct wlist *l, struct wrange r)
 {
-	struct wlist *l = wlist_of(d, it->f);
-
 	if (!l)
 		return -ENOMEM;
 	if (l->n == l->cap) {
@@ -226,35 +228,83 @@ static int file_write(struct analysis *an, struct data *d, const struct item *it
 		l->w = w;
 		l->cap = cap;
 	}
-	l->w[l->n++] = (struct wrange){ .off = file_offset(an__rec(an, it->ev), it->f),
-					.len = len, .ev = it->ev, .tidx = an->ev[it->ev].tidx };
+	l->w[l->n++] = r;
 	return 0;
 }
 
-static int file_read(struct analysis *an, struct data *d, const struct item *it, uint64_t len)
+/*
+ * Edges from the latest range of each other thread in l that overlaps
+ * [off, off + len) and passes `before`, to ev; newest first, bounded.
+ */
+static int edges_from(struct analysis *an, const struct wlist *l, uint64_t off, uint64_t len,
+		      uint32_t ev, bool (*before)(const struct analysis *, uint32_t, uint32_t))
 {
-	struct wlist *l = wlist_of(d, it->f);
-	uint64_t off = file_offset(an__rec(an, it->ev), it->f);
-	uint32_t seen[64], nseen = 0, tidx = an->ev[it->ev].tidx;
+	uint32_t seen[64], nseen = 0, tidx = an->ev[ev].tidx;
 	int err = 0;
 
-	if (!l)
-		return -ENOMEM;
 	for (uint32_t k = l->n, scanned = 0; !err && k-- > 0 && scanned < FILE_SCAN_MAX;
 	     scanned++) {
 		const struct wrange *w = &l->w[k];
 		uint32_t j;
 
-		if (w->tidx == tidx || w->off >= off + len || w->off + w->len <= off)
+		if (w->tidx == tidx || w->off >= off + len || w->off + w->len <= off ||
+		    (before && !before(an, w->ev, ev)))
 			continue;
 		for (j = 0; j < nseen && seen[j] != w->tidx; j++)
 			;
 		if (j < nseen || nseen == 64)
 			continue;
 		seen[nseen++] = w->tidx;
-		err = an__edge(an, w->ev, it->ev, AN_RULE_DATA, 0);
+		err = an__edge(an, w->ev, ev, AN_RULE_DATA, 0);
 	}
 	return err;
+}
+
+/* The short read had returned before the write began. */
+static bool ended_before(const struct analysis *an, uint32_t read, uint32_t write)
+{
+	return an->ev[read].end < an->ev[write].ts;
+}
+
+static int file_write(struct analysis *an, struct data *d, const struct item *it, uint64_t len)
+{
+	uint64_t off = file_offset(an__rec(an, it->ev), it->f);
+	struct wlist *shorts = wlist_of(d, it->f, LIST_SHORT_READS);
+	int err;
+
+	if (!shorts)
+		return -ENOMEM;
+	err = edges_from(an, shorts, off, len, it->ev, ended_before);
+	if (!err)
+		err = wlist_add(wlist_of(d, it->f, LIST_WRITES),
+				(struct wrange){ .off = off, .len = len, .ev = it->ev,
+						 .tidx = an->ev[it->ev].tidx });
+	return err;
+}
+
+/* read/pread64 that got less than it asked for: the range it found empty. */
+static int file_short_read(struct analysis *an, struct data *d, const struct item *it)
+{
+	const struct iot_syscall *sc = an__rec(an, it->ev);
+	uint64_t want = sc->args[2], got = sc->ret;
+
+	if ((sc->nr != SYS_read && sc->nr != SYS_pread64) || got >= want)
+		return 0;
+	return wlist_add(wlist_of(d, it->f, LIST_SHORT_READS),
+			 (struct wrange){ .off = file_offset(sc, it->f) + got, .len = want - got,
+					  .ev = it->ev, .tidx = an->ev[it->ev].tidx });
+}
+
+static int file_read(struct analysis *an, struct data *d, const struct item *it, uint64_t len)
+{
+	struct wlist *l = wlist_of(d, it->f, LIST_WRITES);
+	int err;
+
+	if (!l)
+		return -ENOMEM;
+	err = len ? edges_from(an, l, file_offset(an__rec(an, it->ev), it->f), len, it->ev,
+			       NULL) : 0;
+	return err ? err : file_short_read(an, d, it);
 }
 
 static int collect(struct analysis *an, struct item **out, uint32_t *nout)
@@ -271,7 +321,7 @@ static int collect(struct analysis *an, struct item **out, uint32_t *nout)
 		struct sc_view v;
 		bool rd, file;
 
-		if (!si || (si->cls != SC_READ && si->cls != SC_WRITE) || sc->ret <= 0 ||
+		if (!si || (si->cls != SC_READ && si->cls != SC_WRITE) || sc->ret < 0 ||
 		    (sc->flags & IOT_SCF_NO_ENTER) || sc_view__parse(&sc->hdr, &v))
 			continue;
 		f = sc_view__fd(&v, 0);
@@ -280,6 +330,8 @@ static int collect(struct analysis *an, struct item **out, uint32_t *nout)
 			continue;
 		rd = si->cls == SC_READ;
 		file = f->ftype == IOT_FT_REG;
+		if (!sc->ret && !(file && rd))	/* a read at end of file still counts */
+			continue;
 		it[n++] = (struct item){ .t = rd == file ? an->ev[i].ts : an->ev[i].end,
 					 .ev = i, .read = rd, .file = file, .f = f };
 	}

@@ -437,6 +437,30 @@ static void test_analyze__no_interaction_no_edge(void)
 	tb_free(&b);
 }
 
+/* A read that found the end of the file precedes another thread's later
+ * write into what it missed: replayed the other way, the read finds data. */
+static void test_analyze__short_read_before_write(void)
+{
+	struct tb b;
+	struct iot_fd f = FD(0, 3, IOT_FT_REG, 5);
+
+	tb_init(&b);
+	put_fdsnap(&b, 1, 3, 5, "/log");
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 10, .dur = 5, .ret = 0,
+	   .a = { 3, 0, 4096, 8192 }, .nfd = 1, .fd = { f });		/* EOF at 8192 */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_pwrite64, .ts = 30, .dur = 5, .ret = 4096,
+	   .a = { 3, 0, 4096, 8192 }, .nfd = 1, .fd = { f });		/* fills it later */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_pwrite64, .ts = 40, .dur = 5, .ret = 100,
+	   .a = { 3, 0, 100, 0 }, .nfd = 1, .fd = { f });		/* elsewhere */
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 50, .dur = 5, .ret = 4096,
+	   .a = { 3, 0, 4096, 8192 }, .nfd = 1, .fd = { f });		/* now it is there */
+	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_DATA) != NULL);
+	CU_ASSERT(dep(&b, 2, 0, 1, 0, AN_RULE_DATA));	/* short read -> the write */
+	CU_ASSERT(dep(&b, 1, 0, 2, 1, AN_RULE_DATA));	/* the write -> the full read */
+	CU_ASSERT_FALSE(dep(&b, 2, 0, 1, 1, AN_RULE_DATA));	/* no overlap, no edge */
+	tb_free(&b);
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "wakeup", test_analyze__wakeup },
@@ -449,6 +473,7 @@ static CU_TestInfo tests[] = {
 	{ "fd inherited across fork", test_analyze__fd_inherited_across_fork },
 	{ "rename of a dir with an open file", test_analyze__rename_dir_with_open_file },
 	{ "no interaction, no edge", test_analyze__no_interaction_no_edge },
+	{ "short read before a write", test_analyze__short_read_before_write },
 	CU_TEST_INFO_NULL,
 };
 
