@@ -131,6 +131,9 @@ static int replay__prepare(struct rp_plan *p, const struct rp_opts *o)
 		err = sandbox__prepare(p);
 	if (!err && !o->prepare_only)
 		err = sandbox__open_fds(p);
+	if (!err && !o->prepare_only && (err = net__open_inherited(p)))
+		err("replay: cannot listen on loopback for a listener from before the trace: %s",
+		    strerror(-err));
 	if (!err && !o->prepare_only)
 		err = peer__setup(p);
 	return err;
@@ -182,6 +185,8 @@ static int replay__run(struct rp_plan *p, const struct rp_opts *o)
 	struct rp_run r = { 0 };
 	int err = peer__start(p);
 
+	if (!err)
+		err = net__connect_inherited(p);
 	if (err) {
 		err("replay: cannot start the peer thread: %s", strerror(-err));
 		return 1;

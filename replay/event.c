@@ -198,6 +198,15 @@ static void ev__fd_io(struct rp_op *op, json_t *a)
 	op->a[1] = arg_int(a, "offset", 0);
 	if (op->a[0] > RP_BIG_COUNT && op->ret >= 0 && op->ret < op->a[0])
 		op->a[0] = op->ret > RP_BIG_COUNT ? op->ret : RP_BIG_COUNT;
+	/* Where a stream read stops is the sender's timing, not the reader's
+	 * choice: ask a pipe or socket for what the application got. */
+	if (op->kind == RK_READ && op->ret > 0 && op->ret < op->a[0]) {
+		const char *type = json_string_value(
+			json_object_get(json_object_get(a, "fd"), "type"));
+
+		if (type && (!strcmp(type, "socket") || !strcmp(type, "fifo")))
+			op->a[0] = op->ret;
+	}
 }
 
 /* readv and friends record no iovec: replay the bytes the call moved. */

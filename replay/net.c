@@ -9,8 +9,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "replay.h"
+#include "rp_ops.h"
 
 struct sock_ref {
 	uint32_t pidx;
@@ -119,13 +122,59 @@ static bool net__traced_client(const struct net_pass *n, int64_t port)
 	return false;
 }
 
+static bool net__inherited_socket(const struct rp_plan *p, uint32_t pidx, int32_t fd)
+{
+	const struct rp_proc *pr = &p->pr[pidx];
+
+	for (uint32_t k = 0; k < pr->ninh; k++)
+		if (pr->inh[k].fd == fd && !strcmp(pr->inh[k].type, "socket"))
+			return true;
+	return false;
+}
+
+/*
+ * An accept on a socket the process had before the trace (a server attached
+ * to with -p): its listener was never created in the trace, so it gets a
+ * listener slot of its own, made on loopback before the replay starts.
+ */
+static struct sock_ref *net__inherited_listener(struct rp_plan *p, struct net_pass *n,
+						 const struct rp_op *op)
+{
+	struct rp_inlisten *v;
+	struct sock_ref *r;
+	uint32_t *lo;
+	int64_t *lp;
+
+	if (op->pidx >= p->npr || !net__inherited_socket(p, op->pidx, op->fd))
+		return NULL;
+	r = ref__get(n, op->pidx, op->fd, true);
+	lo = realloc(n->listen_op, (p->nlisten + 1) * sizeof(*lo));
+	if (lo)
+		n->listen_op = lo;
+	lp = realloc(n->listen_port, (p->nlisten + 1) * sizeof(*lp));
+	if (lp)
+		n->listen_port = lp;
+	v = realloc(p->inl, (p->ninl + 1) * sizeof(*v));
+	if (v)
+		p->inl = v;
+	if (!r || !lo || !lp || !v)
+		return NULL;
+	lo[p->nlisten] = RP_NONE;
+	lp[p->nlisten] = op->a[2];
+	v[p->ninl++] = (struct rp_inlisten){ .pidx = op->pidx, .fd = op->fd, .slot = p->nlisten };
+	r->listen = p->nlisten++;
+	return r;
+}
+
 /* An accepted connection from a client outside the trace gets a peer. */
 static int net__accept(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct sock_ref *l = ref__get(n, op->pidx, op->fd, false), *r;
 	int peer;
 
-	if (!l || l->listen < 0 || net__traced_client(n, op->a[1]))
+	if ((!l || l->listen < 0) && !(l = net__inherited_listener(p, n, op)))
+		return 0;
+	if (net__traced_client(n, op->a[1]))
 		return 0;
 	peer = net__new_peer(p, true, 0, l->listen);
 	r = peer < 0 ? NULL : ref__get(n, op->pidx, op->ret, true);
@@ -164,8 +213,10 @@ static int net__one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 	case RK_READ:
 	case RK_READV:
 		r = ref__get(n, op->pidx, op->fd, false);
-		if (r && r->peer >= 0)
+		if (r && r->peer >= 0) {
 			p->peers[r->peer].quota += op->ret;
+			p->peers[r->peer].eof |= op->ret == 0;
+		}
 		return 0;
 	case RK_CLOSE: net__close(n, op); return 0;
 	default: return 0;
@@ -206,4 +257,38 @@ int plan__net(struct rp_plan *p)
 		return err;
 	p->ports = calloc(p->nlisten + 1, sizeof(*p->ports));
 	return p->ports ? 0 : -ENOMEM;
+}
+
+int net__open_inherited(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->ninl; i++) {
+		const struct rp_inlisten *l = &p->inl[i];
+		struct sockaddr_storage ss;
+		socklen_t len = net__loopback(&ss, AF_INET, 0);
+		/* blocking: the replayed accept waits for its peer, as the
+		 * application's waited in epoll for its client */
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 128)) {
+			int err = -errno;
+
+			if (fd >= 0)
+				close(fd);
+			return err;
+		}
+		atomic_store(&p->ports[l->slot], net__port(fd));
+		if ((uint32_t)l->fd < p->nfd)
+			atomic_store(&p->pr[l->pidx].fd[l->fd], fd);
+	}
+	return 0;
+}
+
+int net__connect_inherited(struct rp_plan *p)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < p->ninl && !err; i++)
+		err = peer__connect_in(p, p->inl[i].slot, AF_INET,
+				       atomic_load(&p->ports[p->inl[i].slot]));
+	return err;
 }

@@ -122,7 +122,9 @@ static int64_t net__accept(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int nfd;
 
-	if (would_block(op, fd))
+	/* a server drains its listener until EAGAIN: replay the EAGAIN, and
+	 * leave a pending connection for the accept that took it in the trace */
+	if (would_block(op, fd) || op->ret == -EAGAIN)
 		return -EAGAIN;
 	nfd = accept4(fd, NULL, NULL, (op->a[0] | SOCK_CLOEXEC) & ~SOCK_NONBLOCK);
 

@@ -118,8 +118,15 @@ static void peer__io(struct rp_peer *pr, uint32_t i, uint32_t events)
 			break;
 		pr->sent += n;
 	}
-	if (pr->sent >= pr->quota)
+	if (pr->sent >= pr->quota) {
+		/* the client hung up after its last bytes: the application's
+		 * read of 0 needs our end closed too */
+		if (pr->eof && !pr->shut) {
+			shutdown(pr->fd, SHUT_WR);
+			pr->shut = true;
+		}
 		peer__watch(pr->fd, (uint64_t)i << 1, EPOLLIN, EPOLL_CTL_MOD);
+	}
 }
 
 static void peer__accept(struct rp_peer *pr, uint32_t i)

@@ -224,5 +224,6 @@ void plan__free(struct rp_plan *p)
 	free(p->maps);
 	free(p->ports);
 	free(p->peers);
+	free(p->inl);
 	memset(p, 0, sizeof(*p));
 }

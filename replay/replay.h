@@ -123,6 +123,14 @@ struct rp_inherit {
 	int64_t pos;
 };
 
+/* A listening socket the process had before the trace: the replayer makes
+ * one on loopback in its place, for the peers of the connections it accepts. */
+struct rp_inlisten {
+	uint32_t pidx;
+	int32_t fd;	/* the recorded fd */
+	uint32_t slot;	/* listener slot (ports[]) */
+};
+
 struct rp_proc {
 	int32_t pid, ppid;
 	char *cwd;
@@ -169,6 +177,8 @@ struct rp_peer {
 	uint32_t listen; /* incoming: the application's listener slot */
 	uint64_t quota;	 /* bytes the application reads from it */
 	uint64_t sent;
+	bool eof;	 /* the application read its end: close our side after quota */
+	bool shut;
 	int lfd, fd; /* outgoing: the replayer's listener; the connection */
 	int port;    /* outgoing: the replayer's listener port */
 };
@@ -191,6 +201,8 @@ struct rp_plan {
 	_Atomic int *ports;    /* listener slot -> its replay port on loopback */
 	struct rp_peer *peers; /* connections to or from outside the trace */
 	uint32_t npeers;
+	struct rp_inlisten *inl; /* listeners from before the trace (attach) */
+	uint32_t ninl;
 	uint64_t trace_wall;
 	int64_t clock_start;
 	uint64_t header_events;
@@ -240,6 +252,10 @@ int peer__setup(struct rp_plan *p);
 int peer__start(struct rp_plan *p);
 void peer__stop(void);
 int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port);
+/* net.c: listeners from before the trace, made on loopback; 0 or -errno. */
+int net__open_inherited(struct rp_plan *p);
+/* Their peers connect, once the peer thread runs. */
+int net__connect_inherited(struct rp_plan *p);
 /* netops.c */
 int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
 
