@@ -29,7 +29,11 @@ for file in "$here"/e2e/*.sh; do
 		rc=$?
 		secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')
 		case $rc in
-		0) pass=$((pass + 1)); printf 'PASS  %s (%.1fs)\n' "$name" "$secs" ;;
+		0)
+			pass=$((pass + 1))
+			printf 'PASS  %s (%.1fs)\n' "$name" "$secs"
+			sed -n 's/^note: /      /p' "$dir/.log"	# what the test wants on record
+			;;
 		77) skip=$((skip + 1)); printf 'SKIP  %s: %s\n' "$name" "$(tail -1 "$dir/.log")" ;;
 		*)
 			fail=$((fail + 1)); failed+=("$name")
