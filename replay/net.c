@@ -269,7 +269,8 @@ int net__open_inherited(struct rp_plan *p)
 		 * application's waited in epoll for its client */
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-		if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 128)) {
+		/* every peer connects at once: room for all of them */
+		if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) || listen(fd, SOMAXCONN)) {
 			int err = -errno;
 
 			if (fd >= 0)

@@ -49,3 +49,54 @@ test_redis_attach_and_replay()
 	# the append-only file grew in the sandbox as it did on the host
 	ge "aof written" "$(find root -name '*.aof*' -type f -size +1k | wc -l)" 1
 }
+
+# nginx: a master and two worker processes that inherited its listener,
+# attached through the master, loaded by ab.
+test_nginx_workers_attach_and_replay()
+{
+	need_bpf
+	command -v nginx >/dev/null && command -v ab >/dev/null ||
+		skip "nginx and ab are not installed (make deps)"
+	local port=8091 master
+	chmod 755 "$T"	# the workers run as www-data
+	mkdir -p www logs
+	head -c 20000 /dev/urandom >www/index.html
+	cat >nginx.conf <<-CONF
+	worker_processes 2;
+	daemon off;
+	pid $T/nginx.pid;
+	error_log $T/logs/error.log;
+	events { worker_connections 64; use epoll; }
+	http {
+		sendfile off;
+		access_log $T/logs/access.log;
+		server { listen 127.0.0.1:$port; root $T/www; }
+	}
+	CONF
+	nginx -c "$T/nginx.conf" -p "$T" &
+	wait_for "$T/nginx.pid" "" 10
+	sleep 0.3
+	master=$(cat nginx.pid)
+	"$IOTRACE" record -p "$master" -d 5 -o n.iot 2>rec.err &
+	local rec=$!
+	sleep 1.5
+	ab -q -n 1000 -c 4 "http://127.0.0.1:$port/index.html" >ab.out 2>&1 || fail "ab: $(cat ab.out)"
+	wait $rec || fail "record exited $?: $(cat rec.err)"
+	kill "$master"
+	"$IOTRACE" info n.iot >info.json
+	"$IOTRACE" analyze n.iot --infer-causality -o n.jsonl || fail "analyze"
+	echo "note: captured: $(jq -c '{processes, threads, events, lost_events,
+		accept4: .calls.accept4, recvfrom: .calls.recvfrom, openat: .calls.openat,
+		pread64: .calls.pread64, writev: .calls.writev}' info.json)"
+	echo "note: edges: $(head -1 n.jsonl | jq -c .causality_stats.edges)"
+	eq "processes" "$(jq .processes info.json)" 3
+	eq "lost" "$(jq .lost_events info.json)" 0
+	ge "requests served" "$(jq '.calls.writev // 0' info.json)" 1000
+	"$IOTRACE" replay n.jsonl --root root --afap --report rep.json --no-progress \
+		--stall-timeout 20 2>replay.err || fail "replay exited $?: $(tail -5 replay.err)"
+	echo "note: replay: $(jq -c '{events, failed, short, skipped}' rep.json)"
+	eq "failed" "$(jq .failed rep.json)" 0
+	eq "short" "$(jq .short rep.json)" 0
+	eq "skipped" "$(jq '[.skipped[]] | add // 0' rep.json)" 0
+	[ -s "root$T/logs/access.log" ] || fail "the access log was not written in the sandbox"
+}
