@@ -530,6 +530,52 @@ static const char *ev__times(struct rp_op *op, json_t *ev)
 	return NULL;
 }
 
+/* "pages": mmap I/O before the call (docs/annotated-format.md). */
+static const char *ev__pages(struct rp_op *op, json_t *ev)
+{
+	json_t *pages = json_object_get(ev, "pages"), *pg;
+	size_t i;
+
+	if (!pages)
+		return NULL;
+	if (!json_is_array(pages))
+		return "\"pages\" is not an array";
+	op->touch = calloc(json_array_size(pages) + 1, sizeof(*op->touch));
+	if (!op->touch)
+		return "out of memory";
+	json_array_foreach(pages, i, pg) {
+		const char *kind = json_string_value(json_object_get(pg, "kind"));
+		int64_t n = arg_int(pg, "n", 0), index = arg_int(pg, "index", -1);
+
+		if (!kind || n <= 0 || n > 1024 || index < 0)
+			continue;	/* nothing sensible to touch */
+		op->touch[op->ntouch++] = (struct rp_touch){
+			.ino = arg_int(pg, "ino", 0), .dev = arg_int(pg, "dev", 0),
+			.index = index, .npages = n, .slot = RP_NONE,
+			.dirty = !strcmp(kind, "dirty"), .write = !strcmp(kind, "dirty") };
+		op->touch[op->ntouch - 1].write |= !strcmp(kind, "fault");
+	}
+	return NULL;
+}
+
+/* The (dev, ino) of a file mmap, for plan__mmaps() to match touches. */
+static const char *ev__mapfile(struct rp_plan *p, struct rp_op *op, json_t *ev)
+{
+	json_t *fd = json_object_get(json_object_get(ev, "args"), "fd");
+	struct rp_mapfile *v;
+
+	if (op->kind != RK_MMAP || !json_is_object(fd))
+		return NULL;
+	v = realloc(p->mapfiles, (p->nmapfiles + 1) * sizeof(*v));
+	if (!v)
+		return "out of memory";
+	p->mapfiles = v;
+	v[p->nmapfiles++] = (struct rp_mapfile){ .op = op - p->ops,
+						 .dev = arg_int(fd, "dev", 0),
+						 .ino = arg_int(fd, "ino", 0) };
+	return NULL;
+}
+
 const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 {
 	const char *call = json_string_value(json_object_get(ev, "call")), *why;
@@ -555,5 +601,8 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT)
 		op->kind = RK_SKIP;
 	ev__args(p, op, ev, call);
-	return ev__deps(op, ev);
+	why = ev__pages(op, ev);
+	if (!why)
+		why = ev__mapfile(p, op, ev);
+	return why ? why : ev__deps(op, ev);
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "log.h"
@@ -80,7 +81,42 @@ out:
 struct live_map {
 	uint32_t pidx, slot;
 	uint64_t start, len;
+	uint64_t off;		/* file offset of start */
+	uint64_t ino;
+	uint32_t dev;
+	bool shared_write;	/* MAP_SHARED and PROT_WRITE: a fault there is a write */
 };
+
+/* The (dev, ino) the loader noted for mmap op i; mapfiles are in op order. */
+static const struct rp_mapfile *mapfile_of(const struct rp_plan *p, uint32_t i, uint32_t *cur)
+{
+	while (*cur < p->nmapfiles && p->mapfiles[*cur].op < i)
+		(*cur)++;
+	return *cur < p->nmapfiles && p->mapfiles[*cur].op == i ? &p->mapfiles[*cur] : NULL;
+}
+
+/* Each touch of op: the live mapping of its process that holds its first page. */
+static void touches__resolve(struct rp_op *op, const struct live_map *live, uint32_t n)
+{
+	for (uint32_t k = 0; k < op->ntouch; k++) {
+		struct rp_touch *t = &op->touch[k];
+		uint64_t at = t->index * 4096;
+
+		for (uint32_t i = n; i-- > 0;) {
+			const struct live_map *m = &live[i];
+
+			if (m->pidx != op->pidx || m->ino != t->ino || m->dev != t->dev ||
+			    at < m->off || at >= m->off + m->len)
+				continue;
+			t->slot = m->slot;
+			t->off = at - m->off;
+			if (t->off + (uint64_t)t->npages * 4096 > m->len)
+				t->npages = (m->len - t->off + 4095) / 4096;
+			t->write = t->dirty || (t->write && m->shared_write);
+			break;
+		}
+	}
+}
 
 static struct live_map *map__find(struct live_map *v, uint32_t n, uint32_t pidx, uint64_t a)
 {
@@ -94,17 +130,23 @@ static struct live_map *map__find(struct live_map *v, uint32_t n, uint32_t pidx,
 int plan__mmaps(struct rp_plan *p)
 {
 	struct live_map *live = NULL, *m;
-	uint32_t n = 0;
+	uint32_t n = 0, mf = 0;
 
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];
+		const struct rp_mapfile *f;
 
+		touches__resolve(op, live, n);
 		if (op->kind == RK_MMAP && op->ret >= 0) {
 			m = realloc(live, (n + 1) * sizeof(*m));
 			if (!m)
 				return free(live), -ENOMEM;
 			live = m;
-			live[n++] = (struct live_map){ op->pidx, p->nmaps, op->ret, op->a[0] };
+			f = mapfile_of(p, i, &mf);
+			live[n++] = (struct live_map){
+				op->pidx, p->nmaps, op->ret, op->a[0], op->a[1], f ? f->ino : 0,
+				f ? f->dev : 0, (op->a[3] & MAP_SHARED) && (op->a[2] & PROT_WRITE)
+			};
 			op->fd2 = p->nmaps++;
 		} else if (op->kind == RK_MUNMAP || op->kind == RK_MSYNC) {
 			m = map__find(live, n, op->pidx, op->a[3]);

@@ -194,6 +194,7 @@ void plan__free(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		free(p->ops[i].deps);
+		free(p->ops[i].touch);
 		free((char *)p->ops[i].path);
 		free((char *)p->ops[i].path2);
 	}
@@ -224,6 +225,7 @@ void plan__free(struct rp_plan *p)
 	free(p->maps);
 	free(p->ports);
 	free(p->peers);
+	free(p->mapfiles);
 	free(p->inl);
 	memset(p, 0, sizeof(*p));
 }

@@ -102,6 +102,8 @@ struct rp_op {
 	const char *path2; /* second path (rename, link) or symlink target */
 	uint32_t *deps;	   /* op indexes, RP_DEP_START bit for start-only */
 	uint32_t ndeps;
+	struct rp_touch *touch; /* mmap I/O to do before the call */
+	uint32_t ntouch;
 	uint32_t id;	 /* event id in the trace */
 	uint32_t tidx;	 /* thread that runs it */
 	uint32_t pidx;	 /* process whose fd table it uses */
@@ -113,6 +115,27 @@ struct rp_op {
 	_Atomic uint32_t state;	 /* RS_* */
 	int64_t got;		 /* replay result */
 	uint64_t t_issue, t_end; /* replay clock, ns since the replay start */
+};
+
+/*
+ * Pages the thread touched through a file mapping before this call.  Loaded
+ * as (dev, ino, index); plan__mmaps() turns them into a mapping slot and a
+ * byte offset in it, or slot RP_NONE when no replayed mapping covers them.
+ */
+struct rp_touch {
+	uint64_t ino, index;
+	uint32_t dev, npages;
+	uint32_t slot;
+	uint64_t off;	/* in the mapping */
+	bool write;	/* dirtied, or a fault on a shared writable mapping */
+	bool dirty;	/* as loaded: "dirty" */
+};
+
+/* The file behind a replayed mmap, for matching touches to mappings. */
+struct rp_mapfile {
+	uint32_t op;
+	uint32_t dev;
+	uint64_t ino;
 };
 
 /* An fd the process had before the trace saw it opened. */
@@ -156,6 +179,7 @@ struct rp_thread {
 	/* run time, ns */
 	uint64_t busy, wait, compute, hold, sleep;
 	uint64_t issued, failed, shrt, emulated;
+	uint64_t pages_touched, pages_unmapped;
 	uint32_t *skipped; /* per call index */
 	uint32_t cur;	   /* position in ops, for the stall report */
 };
@@ -197,6 +221,8 @@ struct rp_plan {
 	uint32_t nfd;	/* fd table size */
 	uint32_t nmaps; /* file mapping slots */
 	void **maps;
+	struct rp_mapfile *mapfiles; /* per file mmap op, in op order */
+	uint32_t nmapfiles;
 	uint32_t nlisten;      /* listening sockets */
 	_Atomic int *ports;    /* listener slot -> its replay port on loopback */
 	struct rp_peer *peers; /* connections to or from outside the trace */

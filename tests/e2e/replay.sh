@@ -417,3 +417,16 @@ test_user_drop()
 	expect_exit 1 "$IOTRACE" replay t.jsonl --root root2 --user no-such-user-here
 	err_has "iotrace: replay: no user 'no-such-user-here'"
 }
+
+# mmap I/O: the pages the application touched through its shared mapping
+# are touched in the replay's own mapping of the sandbox file before msync.
+test_mmap_pages()
+{
+	need_bpf
+	annotated m "$PROGS/ipc" "$T"
+	ge "pages in the trace" "$(jq -s '[.[] | select(.type == "event" and .call == "msync") | .pages[]?] | length' m.jsonl)" 1
+	replay m.jsonl root
+	no_failures
+	ge "pages touched" "$(r .pages_touched)" 2
+	eq "msync replayed" "$(r '.calls.msync.count')" 1
+}
