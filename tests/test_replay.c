@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The replayer's plan and executor on hand-written annotated traces: deps
+ * become op indexes, orders change them as documented, threads get their
+ * programs, and under many threads every dep is released in order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <CUnit/Basic.h>
+
+#include "replay.h"
+
+/* Writes lines to a temp file and loads and compiles it in order o. */
+static int plan_of(struct rp_plan *p, const char *text, enum rp_order o)
+{
+	char path[] = "/tmp/iotrace-test-replay.XXXXXX";
+	struct rp_opts opts = { .timing = RT_AFAP, .order = o, .speed = 1, .root = "/nonexistent" };
+	int fd = mkstemp(path), err;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	memset(p, 0, sizeof(*p));
+	err = plan__load(p, path);
+	if (!err)
+		err = plan__compile(p, &opts);
+	unlink(path);
+	return err;
+}
+
+#define HDR(n)                                                                            \
+	"{\"type\":\"header\",\"version\":1,\"events\":" #n ",\"threads\":[{\"tid\":1,\"pid\":1}," \
+	"{\"tid\":2,\"pid\":1}],\"processes\":[{\"pid\":1,\"ppid\":0}],\"files\":[]}\n"
+
+/* futex waits replay as their deps: a pure dependency graph, no sandbox */
+#define FUTEX(id, tid, ts, deps)                                                          \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"futex\","    \
+	"\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0,\"ts\":" #ts           \
+	",\"dur\":10,\"compute_ns\":0,\"deps\":[" deps "]}\n"
+
+static const char two_threads[] = HDR(4)
+	FUTEX(0, 1, 100, "")
+	FUTEX(1, 2, 110, "{\"id\":0,\"kind\":\"wakeup\"}")
+	FUTEX(2, 1, 120, "")
+	FUTEX(3, 2, 130, "{\"id\":2,\"kind\":\"wakeup\"}");
+
+static bool has_dep(const struct rp_plan *p, uint32_t op, uint32_t on)
+{
+	for (uint32_t k = 0; k < p->ops[op].ndeps; k++)
+		if ((p->ops[op].deps[k] & ~RP_DEP_START) == on)
+			return true;
+	return false;
+}
+
+static void test_replay__causal_deps(void)
+{
+	struct rp_plan p;
+
+	CU_ASSERT_FATAL(plan_of(&p, two_threads, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.nops, 4);
+	CU_ASSERT_EQUAL(p.nth, 2);
+	CU_ASSERT_EQUAL(p.th[0].nops + p.th[1].nops, 4);
+	CU_ASSERT(has_dep(&p, 1, 0));
+	CU_ASSERT(has_dep(&p, 3, 2));
+	CU_ASSERT_FALSE(has_dep(&p, 2, 1));	/* nothing recorded, nothing invented */
+	plan__free(&p);
+}
+
+static void test_replay__order_none_and_temporal(void)
+{
+	struct rp_plan p;
+
+	CU_ASSERT_FATAL(plan_of(&p, two_threads, RO_NONE) == 0);
+	for (uint32_t i = 0; i < p.nops; i++)
+		for (uint32_t k = 0; k < p.ops[i].ndeps; k++)
+			CU_ASSERT_EQUAL(p.ops[p.ops[i].deps[k] & ~RP_DEP_START].tidx, p.ops[i].tidx);
+	plan__free(&p);
+
+	/* temporal: each call after the one before it in trace order, any thread */
+	CU_ASSERT_FATAL(plan_of(&p, two_threads, RO_TEMPORAL) == 0);
+	CU_ASSERT(has_dep(&p, 1, 0));
+	CU_ASSERT(has_dep(&p, 2, 1));
+	CU_ASSERT(has_dep(&p, 3, 2));
+	plan__free(&p);
+}
+
+/* A dep on a later call of the same thread's future would deadlock: dropped. */
+static void test_replay__deadlock_dropped(void)
+{
+	static const char cyc[] = HDR(4)
+		FUTEX(0, 1, 100, "{\"id\":3,\"kind\":\"wakeup\"}")
+		FUTEX(1, 2, 110, "{\"id\":0,\"kind\":\"wakeup\"}")
+		FUTEX(2, 1, 120, "")
+		FUTEX(3, 2, 130, "");
+	struct rp_plan p;
+
+	CU_ASSERT_FATAL(plan_of(&p, cyc, RO_CAUSAL) == 0);
+	/* 0 waits for 3, which follows 1, which waits for 0: one of them must go */
+	CU_ASSERT_FALSE(has_dep(&p, 0, 3) && has_dep(&p, 1, 0));
+	plan__free(&p);
+}
+
+static void test_replay__bad_input(void)
+{
+	struct rp_plan p;
+
+	CU_ASSERT_NOT_EQUAL(plan_of(&p, "{\"type\":\"other\"}\n", RO_CAUSAL), 0);
+	plan__free(&p);
+	CU_ASSERT_NOT_EQUAL(plan_of(&p, HDR(1) "{\"type\":\"event\",\"id\":", RO_CAUSAL), 0);
+	plan__free(&p);
+	/* a dep on an event that does not exist: dropped, never dangling */
+	CU_ASSERT_EQUAL_FATAL(plan_of(&p, HDR(1) FUTEX(0, 1, 100, "{\"id\":7,\"kind\":\"data\"}"),
+				      RO_CAUSAL), 0);
+	for (uint32_t k = 0; k < p.ops[0].ndeps; k++)
+		CU_ASSERT((p.ops[0].deps[k] & ~RP_DEP_START) < p.nops);
+	plan__free(&p);
+}
+
+/*
+ * 16 threads, a chain of deps that hops thread at every call: the executor
+ * must release each dep, in order, with no call issued before its dep ended.
+ */
+static void test_replay__release_under_many_threads(void)
+{
+	const uint32_t nthreads = 16, nev = 16 * 500;
+	size_t cap = 64 + (size_t)nev * 256, len = 0;
+	char *text = malloc(cap);
+	struct rp_opts opts = { .timing = RT_AFAP, .order = RO_CAUSAL, .speed = 1,
+				.root = "/nonexistent", .stall_sec = 30 };
+	struct rp_run r = { 0 };
+	struct rp_plan p;
+
+	CU_ASSERT_FATAL(text != NULL);
+	len += snprintf(text + len, cap - len,
+			"{\"type\":\"header\",\"version\":1,\"events\":%u,\"threads\":[", nev);
+	for (uint32_t t = 0; t < nthreads; t++)
+		len += snprintf(text + len, cap - len, "%s{\"tid\":%u,\"pid\":1}", t ? "," : "",
+				t + 1);
+	len += snprintf(text + len, cap - len,
+			"],\"processes\":[{\"pid\":1,\"ppid\":0}],\"files\":[]}\n");
+	for (uint32_t i = 0; i < nev; i++) {
+		char dep[64] = "";
+
+		if (i)
+			snprintf(dep, sizeof(dep), "{\"id\":%u,\"kind\":\"wakeup\"}", i - 1);
+		len += snprintf(text + len, cap - len,
+				"{\"type\":\"event\",\"id\":%u,\"pid\":1,\"tid\":%u,\"call\":\"futex\","
+				"\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0,"
+				"\"ts\":%u,\"dur\":1,\"compute_ns\":0,\"deps\":[%s]}\n",
+				i, i % nthreads + 1, 100 + i * 10, dep);
+	}
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL_FATAL(p.nth, nthreads);
+	CU_ASSERT_EQUAL_FATAL(exec__run(&p, &opts, &r), 0);
+	for (uint32_t i = 1; i < p.nops; i++) {
+		CU_ASSERT_EQUAL(p.ops[i].state & RS_MASK, RS_DONE);
+		if (p.ops[i].t_issue < p.ops[i - 1].t_end) {
+			CU_FAIL("a call was issued before its dep ended");
+			break;
+		}
+	}
+	free(r.lag);
+	plan__free(&p);
+	free(text);
+}
+
+static CU_TestInfo tests[] = {
+	{ "causal deps become op indexes", test_replay__causal_deps },
+	{ "orders none and temporal", test_replay__order_none_and_temporal },
+	{ "a deadlocking dep is dropped", test_replay__deadlock_dropped },
+	{ "bad input refused", test_replay__bad_input },
+	{ "dep release under 16 threads", test_replay__release_under_many_threads },
+	CU_TEST_INFO_NULL,
+};
+
+#define SUITE "replay"
+#include "cu_main.h"
