@@ -25,7 +25,7 @@
 #include "rp_exec.h"
 
 #define SPIN_NS 50000	      /* spin this long on a dep before sleeping */
-#define SLEEP_MARGIN_NS 60000 /* wake this early from a timed wait, then spin */
+#define SLEEP_MARGIN_NS 250000 /* wake this early from a timed wait, then spin */
 
 static struct exec {
 	struct rp_plan *p;
