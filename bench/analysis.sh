@@ -15,12 +15,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$ROOT/bench/lib.sh"
 
-MODE=full
-[ "${1:-}" = --quick ] && MODE=quick
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-IOTRACE=$BUILD/iotrace
-DOC=${BENCH_DOC:-$ROOT/docs/BENCHMARKS.md}
+bench_env "$@"
 if [ "$MODE" = quick ]; then ROUNDS=3 CALLS=100000; else ROUNDS=5 CALLS=500000; fi
 
 TMP=$(mktemp -d /tmp/iotrace-analysis.XXXXXX)

@@ -84,3 +84,15 @@ doc_section() {
 	chmod 644 "$tmp"
 	mv "$tmp" "$file"
 }
+
+# bench_env [--quick]: BUILD (made absolute), IOTRACE and DOC, the same for
+# every part of the harness, and MODE (quick or full) when given the
+# arguments; ROOT must be set.
+bench_env() {
+	MODE=${MODE:-full}
+	[ "${1:-}" = --quick ] && MODE=quick
+	BUILD=${BUILD:-build}
+	case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+	IOTRACE=$BUILD/iotrace
+	DOC=${BENCH_DOC:-$ROOT/docs/BENCHMARKS.md}
+}

@@ -34,10 +34,7 @@ for arg in "$@"; do
 	esac
 done
 
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-IOTRACE=$BUILD/iotrace
-DOC=${BENCH_DOC:-$ROOT/docs/BENCHMARKS.md}
+bench_env
 
 # Sizes. The microbenchmark's full size is the one DESIGN §7 names; the quick
 # sizes keep the whole quick run near two minutes with strace at ~20-200x.
