@@ -12,7 +12,7 @@ BTF_VMLINUX	?= /sys/kernel/btf/vmlinux
 CFLAGS		?= -O2 -g
 CFLAGS		+= -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP
 CPPFLAGS	+= -Iinclude -Ilib -Icli -Ianalyze -Ireplay -I$(BUILD)
-LDLIBS		+= -lbpf -lelf -lz -ljansson -lpthread
+LDLIBS		+= -lbpf -lelf -lzstd -lz -ljansson -lpthread
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		   -Iinclude -I$(BUILD)
 
@@ -148,14 +148,14 @@ $(BUILD)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(FUZZ_LIB) $(wildcard lib/*.h
 	$(Q)mkdir -p $(@D)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE $(filter %.c,$^) -o $@ \
-		-lz -ljansson -lbpf
+		-lzstd -lz -ljansson -lbpf
 
 $(BUILD)/fuzz/fuzz_annotated: tests/fuzz/fuzz_annotated.c $(LIB_SRCS) \
 		$(filter-out replay/cmd.c,$(REPLAY_SRCS)) $(wildcard lib/*.h replay/*.h)
 	$(Q)mkdir -p $(@D)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE $(filter %.c,$^) -o $@ \
-		-lz -ljansson -lbpf -lpthread
+		-lzstd -lz -ljansson -lbpf -lpthread
 
 fuzz: $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do \

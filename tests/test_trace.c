@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 #include <CUnit/Basic.h>
 
 #include "record.h"
@@ -239,6 +240,69 @@ static void test_trace__not_a_trace(void)
 	CU_ASSERT_EQUAL(version, IOT_FORMAT_VERSION + 1);
 }
 
+/* Header flags this build does not know mean blocks it cannot decode. */
+static void test_trace__unknown_flags_refused(void)
+{
+	struct trace_file_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TRACE_MAGIC, 8);
+	h.version = IOT_FORMAT_VERSION;
+	h.hdr_size = sizeof(h);
+	h.flags = 0x80;
+	errno = 0;
+	CU_ASSERT_PTR_NULL(trace_reader__open_mem(&h, sizeof(h), NULL));
+	CU_ASSERT_EQUAL(errno, EBADMSG);
+}
+
+/* Re-encodes every zstd block of p as the zlib block an older recorder wrote. */
+static unsigned char *to_zlib(const unsigned char *p, size_t len, size_t *out_len)
+{
+	unsigned char *out = malloc(2 * len + 4096), *raw = malloc(TRACE_BLOCK_MAX);
+	size_t o = sizeof(struct trace_file_hdr), n = o;
+	struct trace_file_hdr fh;
+
+	CU_ASSERT_FATAL(out && raw);
+	memcpy(&fh, p, sizeof(fh));
+	CU_ASSERT_EQUAL(fh.flags, TRACE_F_ZSTD);
+	fh.flags = 0;
+	memcpy(out, &fh, sizeof(fh));
+	while (o < len) {
+		struct trace_block_hdr b;
+		uLongf clen = compressBound(BLOCK);
+
+		memcpy(&b, p + o, sizeof(b));
+		CU_ASSERT_FATAL(ZSTD_decompress(raw, b.raw_len, p + o + sizeof(b), b.comp_len) ==
+				b.raw_len);
+		o += sizeof(b) + b.comp_len;
+		CU_ASSERT_FATAL(compress2(out + n + sizeof(b), &clen, raw, b.raw_len, 1) == Z_OK);
+		b.comp_len = clen;
+		b.crc = crc32(0, out + n + sizeof(b), clen);
+		b.hdr_crc = crc32(0, (const Bytef *)&b, offsetof(struct trace_block_hdr, hdr_crc));
+		memcpy(out + n, &b, sizeof(b));
+		n += sizeof(b) + clen;
+	}
+	free(raw);
+	*out_len = n;
+	return out;
+}
+
+/* Traces recorded before the switch to zstd keep reading, record for record. */
+static void test_trace__zlib_blocks_still_read(void)
+{
+	const char *error;
+	uint64_t blocks;
+	size_t len, zlen;
+	int fd = write_trace(&len, &blocks);
+	unsigned char *p = map_fd(fd, len), *z = to_zlib(p, len, &zlen);
+
+	CU_ASSERT_EQUAL(read_all(z, zlen, &error), NREC);
+	CU_ASSERT_PTR_NULL(error);
+	free(z);
+	munmap(p, len);
+	close(fd);
+}
+
 /* A header and no blocks (the recorder died at once) is an empty trace. */
 static void test_trace__header_only(void)
 {
@@ -337,6 +401,8 @@ static CU_TestInfo tests[] = {
 	{ "truncated anywhere", test_trace__truncated_anywhere },
 	{ "bit flips", test_trace__bit_flips },
 	{ "not a trace", test_trace__not_a_trace },
+	{ "unknown flags refused", test_trace__unknown_flags_refused },
+	{ "zlib blocks still read", test_trace__zlib_blocks_still_read },
 	{ "header only", test_trace__header_only },
 	{ "huge block refused", test_trace__huge_block_refused },
 	{ "disk full", test_trace__disk_full },
