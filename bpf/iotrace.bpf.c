@@ -4,8 +4,13 @@
  * the scheduler and page-cache events that show what syscalls hide.
  *
  * Hot path: sys_enter/sys_exit run for every syscall on the machine, so an
- * untraced call costs one hash lookup; a traced one stashes its arguments and
- * fd identities in task storage at enter and emits one record at exit.
+ * untraced call costs one task-storage lookup; a traced one stashes its
+ * arguments and fd identities in task storage at enter and, at exit, builds
+ * its record in place in a per-CPU batch.  The batch goes to the ring buffer
+ * as one ring record when it fills, when a traced thread leaves the CPU and
+ * when a thread exits, so the ring's reserve/commit and the reader's wakeup
+ * logic are paid per batch, not per call.  A thread's records stay in order:
+ * it cannot change CPU without first leaving this one, which flushes.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -27,13 +32,15 @@ char LICENSE[] SEC("license") = "GPL";
 #define F_DUPFD		0
 #define F_DUPFD_CLOEXEC	1030
 
-#define SCRATCH_SZ	8192	/* a record is built here; two IOT_REC_MAX halves */
+#define SCRATCH_SZ	IOT_BATCH_ROOM	/* room a record is built in; two IOT_REC_MAX halves */
 #define OFF_MASK	(IOT_REC_MAX - 1)
+#define BATCH_SZ	IOT_BATCH_SZ
 
 /* Set by the recorder between open and load. */
 const volatile struct iot_sc_desc sc_desc[IOT_NR_MAX];
 const volatile bool follow_children = true;
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader past this much data */
+const volatile __u32 batch_limit = BATCH_SZ - SCRATCH_SZ;	/* flush a batch past this */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -92,25 +99,27 @@ struct {
 	__type(value, struct iot_seqend_val);
 } seq_end SEC(".maps");
 
-struct scratch {
-	__u8 buf[SCRATCH_SZ];
-};
-
+/* Records of this CPU not yet in the ring; read by the recorder at the end. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct scratch);
-} scratch SEC(".maps");
+	__type(value, struct iot_batch);
+} batch SEC(".maps");
 
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
-static __always_inline void count_loss(__u32 what)
+static __always_inline void count_loss_n(__u32 what, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&loss, &what);
 
 	if (v)
-		*v += 1;
+		*v += n;
+}
+
+static __always_inline void count_loss(__u32 what)
+{
+	count_loss_n(what, 1);
 }
 
 static __always_inline bool is_traced(__u32 tgid)
@@ -118,18 +127,100 @@ static __always_inline bool is_traced(__u32 tgid)
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
 
-/* Emits a finished record; wakes the reader only once enough has piled up. */
-static __always_inline void emit(void *rec, __u64 size)
+/* Puts data (nrec records, noseq of them unsequenced) in the ring as one ring
+ * record; wakes the reader only once enough has piled up. */
+static __always_inline void ring_put(void *data, __u64 size, __u32 nrec, __u32 noseq)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&events, rec, size, flags)) {
-		count_loss(IOT_LOSS_RINGBUF);
-		if (!((struct iot_hdr *)rec)->seq)
-			count_loss(IOT_LOSS_RINGBUF_NOSEQ);
+	if (bpf_ringbuf_output(&events, data, size, flags)) {
+		count_loss_n(IOT_LOSS_RINGBUF, nrec);
+		count_loss_n(IOT_LOSS_RINGBUF_NOSEQ, noseq);
 	}
+}
+
+/* Emits one finished record straight to the ring. */
+static __always_inline void emit(void *rec, __u64 size)
+{
+	ring_put(rec, size, 1, !((struct iot_hdr *)rec)->seq);
+}
+
+static __always_inline struct iot_batch *get_batch(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&batch, &zero);
+}
+
+static __always_inline void batch_flush(struct iot_batch *b)
+{
+	__u32 len = b->len;
+
+	/* len < BATCH_SZ always; the mask tells the verifier */
+	barrier_var(len);
+	len &= BATCH_SZ - 1;
+	if (len)
+		ring_put(b->buf, len, b->nrec, b->noseq);
+	b->len = 0;
+	b->nrec = 0;
+	b->noseq = 0;
+}
+
+/*
+ * Claims this CPU's batch for one record and returns where to build it, with
+ * at least SCRATCH_SZ bytes of room; NULL when another program on this CPU
+ * (an interrupt's, or one that preempted a writer) holds it.
+ */
+static __always_inline __u8 *batch_begin(struct iot_batch *b)
+{
+	__u32 len;
+
+	if (b->busy)
+		return NULL;
+	b->busy = 1;
+	if (b->len > BATCH_SZ - SCRATCH_SZ)
+		batch_flush(b);
+	len = b->len;
+	if (len > BATCH_SZ - SCRATCH_SZ) {	/* for the verifier: flushed above */
+		b->busy = 0;
+		return NULL;
+	}
+	return b->buf + len;
+}
+
+/* Commits the record of size bytes built at batch_begin() and releases. */
+static __always_inline void batch_end(struct iot_batch *b, __u32 size, bool noseq)
+{
+	b->len += size;
+	b->nrec++;
+	b->noseq += noseq;
+	if (b->len > batch_limit)
+		batch_flush(b);
+	b->busy = 0;
+}
+
+/* Appends a small finished record to the batch, or emits it when the batch is
+ * held; flush sends the batch on at once (the thread leaves the CPU or ends). */
+static __always_inline void batch_put(void *rec, __u32 size, bool flush)
+{
+	struct iot_batch *b = get_batch();
+	__u8 *dst;
+
+	if (!b) {
+		emit(rec, size);
+		return;
+	}
+	dst = batch_begin(b);
+	if (!dst) {
+		emit(rec, size);
+		return;
+	}
+	__builtin_memcpy(dst, rec, size);
+	batch_end(b, size, !((struct iot_hdr *)rec)->seq);
+	if (flush && !b->busy)
+		batch_flush(b);
 }
 
 /* The kernel's dev_t (major:12 minor:20) as user space's st_dev. */
@@ -247,13 +338,6 @@ static __always_inline void put_hdr(struct iot_hdr *h, __u64 ts, __u64 pid_tgid,
 	h->seq = seq;
 	h->type = type;
 	h->size = size;
-}
-
-static __always_inline struct scratch *get_scratch(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&scratch, &zero);
 }
 
 static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, __s64 ret,
@@ -483,20 +567,27 @@ static __always_inline __u32 put_ret_fds(__u8 *buf, __u32 off, struct task_state
 	return used;
 }
 
-/* Builds the syscall record in the per-CPU scratch and emits it. */
+/* Builds the syscall record in place in the per-CPU batch. */
 static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, __s64 ret,
 					__u64 now, __u16 flags)
 {
 	struct iot_sc_desc d = sc_desc[st->nr & (IOT_NR_MAX - 1)];
-	struct scratch *sb = get_scratch();
+	struct iot_batch *b = get_batch();
 	struct iot_syscall *rec;
 	__u32 off = sizeof(*rec);
 	__u8 nfd, nstr = 0;
 	__u8 *buf;
 
-	if (!sb)
+	if (!b)
 		return 0;
-	buf = sb->buf;
+	buf = batch_begin(b);
+	if (!buf) {
+		/* nothing nests in a syscall program but an interrupt's, which
+		 * never builds a syscall record: count it, should it happen */
+		count_loss(IOT_LOSS_RINGBUF);
+		st->seq++;
+		goto out;
+	}
 	rec = (struct iot_syscall *)buf;
 	__builtin_memcpy(rec->args, st->args, sizeof(rec->args));
 	rec->ret = ret;
@@ -556,7 +647,8 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 	rec->flags = flags;
 	rec->pad[0] = rec->pad[1] = 0;
 	put_hdr(&rec->hdr, st->enter_ts, pid_tgid, IOT_REC_SYSCALL, off, ++st->seq);
-	emit(buf, off & (SCRATCH_SZ - 1));
+	batch_end(b, off & (SCRATCH_SZ - 1), false);
+out:
 	st->in_call = 0;
 	st->exit_run = run_clock(st, now);
 	st->have_exit = 1;
@@ -626,11 +718,12 @@ int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
 
 /* Emits a fixed-size scheduler or page record in the context of `tid`'s
  * own thread when seq_st is non-NULL, else without a sequence number. */
-static __always_inline void emit_small(void *rec, __u32 size, struct task_state *seq_st)
+static __always_inline void emit_small(void *rec, __u32 size, struct task_state *seq_st,
+				       bool flush)
 {
 	if (seq_st && !seq_st->exited)
 		((struct iot_hdr *)rec)->seq = ++seq_st->seq;
-	emit(rec, size);
+	batch_put(rec, size, flush);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -653,7 +746,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_FORK,
 		sizeof(rec), 0);
 	emit_small(&rec, sizeof(rec),
-		   bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0));
+		   bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0), false);
 	return 0;
 }
 
@@ -668,7 +761,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), p->comm);
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_EXEC,
 		sizeof(rec), 0);
-	emit_small(&rec, sizeof(rec), bpf_task_storage_get(&tstate, p, 0, 0));
+	emit_small(&rec, sizeof(rec), bpf_task_storage_get(&tstate, p, 0, 0), false);
 	return 0;
 }
 
@@ -686,7 +779,8 @@ int BPF_PROG(on_exit_task, struct task_struct *p, bool group_dead)
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), ((__u64)tgid << 32) | tid, IOT_REC_EXIT,
 		sizeof(rec), 0);
 	st = bpf_task_storage_get(&tstate, p, 0, 0);
-	emit_small(&rec, sizeof(rec), st);
+	/* flushed: the seq_end below promises every record is in the ring */
+	emit_small(&rec, sizeof(rec), st, true);
 	if (st) {
 		struct iot_seqend_val v = { .pid = tgid, .seq = st->seq };
 
@@ -737,7 +831,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		rec.prev_state = prev_state;
 		put_hdr(&rec.hdr, now, ((__u64)prev->tgid << 32) | (__u32)prev->pid,
 			IOT_REC_SWITCH, sizeof(rec), 0);
-		emit_small(&rec, sizeof(rec), st);
+		/* flushed: the thread may run next on another CPU */
+		emit_small(&rec, sizeof(rec), st, true);
 	}
 	st = bpf_task_storage_get(&tstate, next, 0, 0);
 	if (st && st->switch_in)
@@ -764,7 +859,7 @@ static __always_inline void emit_page(struct address_space *mapping, __u64 index
 	rec.kind = kind;
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), pid_tgid, IOT_REC_PAGE, sizeof(rec), 0);
 	emit_small(&rec, sizeof(rec),
-		   bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0));
+		   bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0), false);
 }
 
 /* Pages in a folio: order is kept in the low byte of the second page's flags. */

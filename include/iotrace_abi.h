@@ -222,6 +222,23 @@ enum iot_loss {
 	IOT_LOSS_NR		= 8,
 };
 
+/*
+ * A CPU's records on their way to the ring buffer (the BPF map `batch`, one
+ * per CPU).  A ring record is always whole records back to back: a flushed
+ * batch, or one record emitted on its own.  What is left here when the
+ * recording stops is read by the recorder once the programs are detached.
+ */
+#define IOT_BATCH_SZ		16384	/* bytes of buf */
+#define IOT_BATCH_ROOM		8192	/* a record is built with this much room after len */
+
+struct iot_batch {
+	__u32 len;	/* bytes of complete records in buf */
+	__u32 nrec;	/* records in buf */
+	__u32 noseq;	/* of those, records without a seq (for loss accounting) */
+	__u32 busy;	/* a program on this CPU is building a record in buf */
+	__u8 buf[IOT_BATCH_SZ];
+};
+
 /* Written last by a recorder that stopped cleanly. */
 struct iot_stats {
 	struct iot_hdr hdr;
@@ -309,6 +326,8 @@ struct iot_mapsnap {
 
 #ifndef __bpf__
 _Static_assert(sizeof(struct iot_hdr) == 24, "iot_hdr ABI");
+_Static_assert(sizeof(struct iot_batch) == 16 + IOT_BATCH_SZ, "iot_batch ABI");
+_Static_assert(IOT_BATCH_ROOM == 2 * IOT_REC_MAX, "a record fits the room whatever its offset");
 _Static_assert(sizeof(struct iot_fd) == 40, "iot_fd ABI");
 _Static_assert(sizeof(struct iot_sock) == 64, "iot_sock ABI");
 _Static_assert(sizeof(struct iot_str) == 8, "iot_str ABI");

@@ -114,6 +114,9 @@ struct capture *capture__new(const struct capture_opts *opts)
 	memcpy((void *)c->skel->rodata->sc_desc, desc, sizeof(desc));
 	c->skel->rodata->follow_children = opts->follow_children;
 	c->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
+	/* batches small enough that a small ring still takes several */
+	c->skel->rodata->batch_limit = opts->ring_bytes / 8 < IOT_BATCH_SZ - IOT_BATCH_ROOM ?
+				       opts->ring_bytes / 8 : IOT_BATCH_SZ - IOT_BATCH_ROOM;
 	bpf_map__set_max_entries(c->skel->maps.events, opts->ring_bytes);
 	if (!choose_programs(c->skel)) {
 		e = -ENOTSUP;
@@ -179,6 +182,44 @@ int capture__loss(const struct capture *c, uint64_t *loss)
 	}
 	free(vals);
 	return 0;
+}
+
+void capture__stop(struct capture *c)
+{
+	iotrace_bpf__detach(c->skel);
+	/* A detached tracepoint's probe array is freed after an RCU grace
+	 * period: a program already running finishes within microseconds,
+	 * so this wait outlasts it by far. */
+	usleep(20000);
+}
+
+int capture__drain_batches(struct capture *c, int (*fn)(void *ctx, void *data, size_t len),
+			   void *ctx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	size_t vsz = (sizeof(struct iot_batch) + 7) & ~7ul;
+	__u32 zero = 0;
+	char *vals;
+	int e = 0;
+
+	if (ncpu <= 0)
+		return ncpu;
+	vals = calloc(ncpu, vsz);
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map__lookup_elem(c->skel->maps.batch, &zero, sizeof(zero), vals, ncpu * vsz, 0)) {
+		e = -errno;
+		goto out;
+	}
+	for (int i = 0; i < ncpu && !e; i++) {
+		struct iot_batch *b = (struct iot_batch *)(vals + i * vsz);
+
+		if (b->len && b->len <= IOT_BATCH_SZ)
+			e = fn(ctx, b->buf, b->len);
+	}
+out:
+	free(vals);
+	return e;
 }
 
 void capture__free(struct capture *c)

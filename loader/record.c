@@ -309,16 +309,24 @@ static void track(struct recorder *r, const struct iot_hdr *h)
 	}
 }
 
+/* One ring record: a CPU's batch of whole records, or a single one. */
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
-	const struct iot_hdr *h = data;
 
-	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h))
-		return 0;	/* cannot happen short of a BPF bug: skip, do not stop */
-	r->events++;
-	track(r, h);
-	return append(r, h) ? -EIO : 0;
+	while (size >= sizeof(struct iot_hdr)) {
+		const struct iot_hdr *h = data;
+
+		if (h->size > size || h->size < sizeof(*h) || h->size % 8)
+			return 0;	/* cannot happen short of a BPF bug: skip, do not stop */
+		r->events++;
+		track(r, h);
+		if (append(r, h))
+			return -EIO;
+		data = (char *)data + h->size;
+		size -= h->size;
+	}
+	return 0;
 }
 
 static void reap_child(struct recorder *r)
@@ -413,7 +421,16 @@ static int drain_loop(struct recorder *r, double duration)
 		if (!r->live.n && !r->have_child)
 			break;
 	}
+	/* what the CPUs still batch is complete only once nothing runs */
+	capture__stop(r->cap);
 	ring_buffer__consume(r->rb);
+	if (!r->write_err) {
+		int e = capture__drain_batches(r->cap, on_record, r);
+
+		/* a failed append has set write_err; anything else loses only these */
+		if (e && !r->write_err)
+			warn("cannot read the records the CPUs still held: %s", strerror(-e));
+	}
 	drain_seq_ends(r);
 	return r->write_err;
 }

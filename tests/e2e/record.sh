@@ -33,6 +33,19 @@ test_file_enrichment()
 	done
 }
 
+# A CPU batches records and sends them to the ring when it switches or fills:
+# calls made just before a long stretch of computing are still in the batch
+# when --duration ends the recording, and must be read out, not dropped.
+test_batched_records_drained()
+{
+	need_bpf
+	record --duration 0.5 -o t.iot -- "$PROGS/spin" "$T/marker" 2 >out
+	eq "spin ran" "$(cat out)" ready
+	eq "marker open" "$(q t.iot '[.[] | select(.call == "openat" and .strs[0].s == "'"$T/marker"'")] | length')" 1
+	eq "marker close" "$(q t.iot '[.[] | select(.call == "close" and .ret == 0)] | length > 0')" true
+	eq "lost" "$("$IOTRACE" info t.iot | jq .lost_events)" 0
+}
+
 # Path strings: both names of rename and symlink, readlink's result.
 test_path_strings()
 {
