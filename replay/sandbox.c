@@ -4,7 +4,9 @@
  * RESOLVE_IN_ROOT, so "/", "..", absolute symlinks and magic links all stay
  * inside it whatever the trace says.  Calls that name a path without opening
  * it (mkdir, unlink, rename, ...) resolve the parent that way and act on the
- * last component with the *at call, which never follows it out.
+ * last component with the *at call, which never follows it out.  Without
+ * openat2 (kernels before 5.6, valgrind) the same rules are walked by hand
+ * (resolve.c); IOTRACE_NO_OPENAT2=1 chooses that walk, so tests cover it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +22,7 @@
 
 #include "log.h"
 #include "replay.h"
+#include "rp_resolve.h"
 #include "rp_sandbox.h"
 
 #define MARKER ".iotrace-replay"
@@ -39,6 +42,9 @@ bool sb__host_dev(const char *path)
 	       !strcmp(path, "/dev/urandom") || !strcmp(path, "/dev/random");
 }
 
+/* -1 not known yet, 0 missing (or IOTRACE_NO_OPENAT2 set), 1 there */
+static int have_openat2 = -1;
+
 int sb__open(const char *path, int flags, int mode)
 {
 	struct open_how how = {
@@ -49,8 +55,18 @@ int sb__open(const char *path, int flags, int mode)
 
 	if (flags & (O_CREAT | __O_TMPFILE))
 		how.mode = mode & 07777;
-	fd = syscall(SYS_openat2, sb_root_fd, path, &how, sizeof(how));
-	return fd < 0 ? -errno : (int)fd;
+	if (__atomic_load_n(&have_openat2, __ATOMIC_RELAXED) < 0) {
+		const char *no = getenv("IOTRACE_NO_OPENAT2");
+
+		__atomic_store_n(&have_openat2, !(no && *no && strcmp(no, "0")), __ATOMIC_RELAXED);
+	}
+	if (__atomic_load_n(&have_openat2, __ATOMIC_RELAXED)) {
+		fd = syscall(SYS_openat2, sb_root_fd, path, &how, sizeof(how));
+		if (fd >= 0 || errno != ENOSYS)
+			return fd < 0 ? -errno : (int)fd;
+		__atomic_store_n(&have_openat2, 0, __ATOMIC_RELAXED);
+	}
+	return resolve__open_in_root(sb_root_fd, path, how.flags, how.mode);
 }
 
 /* The parent of PATH opened O_PATH inside the root; *last is its last
