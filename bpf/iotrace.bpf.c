@@ -248,11 +248,17 @@ static __always_inline __u16 ftype_of(__u32 mode, unsigned long magic)
 static __always_inline struct file *fd_file(struct task_struct *task, int fd)
 {
 	struct fdtable *fdt = task->files->fdt;
-	struct file *f = NULL;
+	struct kiocb *slot;
+	struct file *f;
 
 	if (fd < 0 || (unsigned int)fd >= fdt->max_fds)
 		return NULL;
-	bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]);
+	/* The slot is a struct file * in an array BTF cannot type; seen as a
+	 * struct kiocb (whose first member is a struct file *) it is read with
+	 * one fault-safe load instead of a bpf_probe_read_kernel() call. */
+	slot = bpf_rdonly_cast((void *)fdt->fd + fd * sizeof(void *),
+			       bpf_core_type_id_kernel(struct kiocb));
+	f = slot->ki_filp;
 	if (!f)
 		return NULL;
 	return bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
