@@ -461,6 +461,92 @@ static void test_analyze__short_read_before_write(void)
 	tb_free(&b);
 }
 
+/* One path, two generations made by three threads: the unlink ends the first
+ * (stage: create -> delete), the re-create follows it (name: generation n ->
+ * n + 1), and create -> re-create, implied by the two, is not kept. */
+static void test_analyze__name_generations(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
+	   .a = { AT_CWD, 0, O_CREAT | O_WRONLY }, .str = { "/x" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_unlink, .ts = 20, .dur = 5, .str = { "/x" },
+	   .sw = { 0 });
+	SC(&b, .pid = 1, .tid = 3, .nr = SYS_openat, .ts = 30, .dur = 5, .ret = 4,
+	   .a = { AT_CWD, 0, O_CREAT | O_WRONLY }, .str = { "/x" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 4, IOT_FT_REG, 12) });
+	CU_ASSERT_FATAL(tb_run(&b, (1u << AN_RULE_NAME) | (1u << AN_RULE_STAGE)) != NULL);
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));	/* create -> unlink */
+	CU_ASSERT(dep(&b, 2, 0, 3, 0, AN_RULE_NAME));	/* unlink -> re-create */
+	CU_ASSERT_FALSE(dep(&b, 1, 0, 3, 0, AN_RULE_NAME));	/* implied by the two */
+	CU_ASSERT_FALSE(dep(&b, 1, 0, 3, 0, AN_RULE_STAGE));
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 3, 0)), 1);
+	tb_free(&b);
+}
+
+/* Sequential ordering (ARTC's strictest file rule) is off by default: two
+ * threads reading one file get an edge only when the rule set asks for it. */
+static void test_analyze__seq_only_when_asked(void)
+{
+	for (int on = 0; on < 2; on++) {
+		struct tb b;
+
+		tb_init(&b);
+		put_fdsnap(&b, 1, 3, 5, "/db");
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_pread64, .ts = 10, .dur = 5, .ret = 100,
+		   .a = { 3, 0, 100, 0 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 5) });
+		SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 20, .dur = 5, .ret = 100,
+		   .a = { 3, 0, 100, 4096 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 5) });
+		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT | (on ? 1u << AN_RULE_SEQ : 0)) != NULL);
+		CU_ASSERT_EQUAL(dep(&b, 1, 0, 2, 0, AN_RULE_SEQ), on);
+		CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 0)), on);
+		tb_free(&b);
+	}
+}
+
+/* --rules: a family switched off adds nothing, the others are unchanged. */
+static void test_analyze__rule_family_off(void)
+{
+	for (int off = 0; off < 2; off++) {
+		struct tb b;
+
+		tb_init(&b);
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
+		   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 },
+		   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+		SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
+		   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT & ~(off ? 1u << AN_RULE_STAGE : 0)) != NULL);
+		CU_ASSERT_EQUAL(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE), !off);
+		CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 0)), !off);
+		tb_free(&b);
+	}
+}
+
+/* open (T1) -> read (T2) -> close (T3): the stage rule also orders open ->
+ * close, which the other two imply; reduction keeps only what replay needs. */
+static void test_analyze__transitive_reduction(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
+	   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 3, .nr = SYS_close, .ts = 30, .dur = 5, .a = { 3 },
+	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_STAGE) != NULL);
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));
+	CU_ASSERT(dep(&b, 2, 0, 3, 0, AN_RULE_STAGE));
+	CU_ASSERT_FALSE(dep(&b, 1, 0, 3, 0, AN_RULE_STAGE));
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 3, 0)), 1);
+	tb_free(&b);
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "wakeup", test_analyze__wakeup },
@@ -474,6 +560,10 @@ static CU_TestInfo tests[] = {
 	{ "rename of a dir with an open file", test_analyze__rename_dir_with_open_file },
 	{ "no interaction, no edge", test_analyze__no_interaction_no_edge },
 	{ "short read before a write", test_analyze__short_read_before_write },
+	{ "name: generations of a path", test_analyze__name_generations },
+	{ "seq: only when asked", test_analyze__seq_only_when_asked },
+	{ "a rule family switched off", test_analyze__rule_family_off },
+	{ "transitive reduction", test_analyze__transitive_reduction },
 	CU_TEST_INFO_NULL,
 };
 
