@@ -12,7 +12,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 # median: median of the numbers on stdin, one a line; lines that are not
 # numbers (failed runs are stored as "-") are ignored. Prints "-" if none.
 median() {
-	grep -E '^-?[0-9.]+(e[-+]?[0-9]+)?$' | sort -g | awk '
+	awk '/^-?[0-9.]+(e[-+]?[0-9]+)?$/' | sort -g | awk '
 		{ v[NR] = $1 }
 		END {
 			if (NR == 0) { print "-"; exit }
