@@ -3,8 +3,9 @@
 # bench/lib.sh: helpers shared by the parts of the benchmark harness.
 # Sourced, not run: `. bench/lib.sh`. Callers use `set -euo pipefail`.
 
-# log MSG...: progress on stderr, so stdout stays free for data.
-log() { printf 'bench: %s\n' "$*" >&2; }
+# log MSG...: progress on stderr, with the seconds since the script started,
+# so stdout stays free for data.
+log() { printf 'bench: [%4ds] %s\n' "$SECONDS" "$*" >&2; }
 
 # have CMD: true if CMD is on PATH.
 have() { command -v "$1" >/dev/null 2>&1; }
