@@ -14,11 +14,12 @@
 # page cache dropped before each.
 #
 #   BUILD=DIR    where iotrace was built (default build/)
-#   --quick      two pairs of configurations (ext4 <-> btrfs), small sizes,
-#                all workloads but readers-1;
+#   --quick      ext4 -> btrfs for four workloads, btrfs -> ext4 for three
+#                others, small sizes;
 #                default: eight pairs (ext4 <-> xfs, btrfs, throttled;
 #                xfs <-> btrfs), full sizes
-#   ACC_PAIRS="A B,C D"  only these pairs; ACC_ONLY="NAME..." only these
+#   ACC_PAIRS="A B [NAME...],C D"  these pairs (of these workloads only)
+#   ACC_ONLY="NAME..."   only these
 #   ACC_SCALE=N          workloads; work per thread scale N (to try a part)
 set -euo pipefail
 
@@ -30,8 +31,9 @@ bench_env "$@"
 REPS=3
 MODES=(causal temporal single none think)
 if [ "$MODE" = quick ]; then
-	PAIRS=("ext4 btrfs" "btrfs ext4")
-	ACC_ONLY=${ACC_ONLY:-readers-2 readers-8 pseudosync-4 fitness-4 db-readrandom-8 db-fillsync-8 sqlite-ins}
+	# Both directions, each workload in one of them: about 90 seconds
+	PAIRS=("ext4 btrfs readers-2 pseudosync-4 db-readrandom-8 sqlite-ins"
+		"btrfs ext4 readers-8 fitness-4 db-fillsync-8")
 	S=1 PB_CALLS=50000 DB_NUM=50000
 else
 	PAIRS=("ext4 xfs" "xfs ext4" "ext4 btrfs" "btrfs ext4" "ext4 throttled" "throttled ext4"
@@ -45,11 +47,11 @@ WORKLOADS=(
 	"readers-1 readers 1 $((2500 * S))"
 	"readers-2 readers 2 $((1250 * S))"
 	"readers-8 readers 8 $((300 * S))"
-	"pseudosync-4 pseudosync 4 $((120 * S))"
+	"pseudosync-4 pseudosync 4 $((40 * S))"
 	"fitness-4 fitness 4 $((100 * S))"
 	"db-readrandom-8 dbread 8 $((500 * S))"
 	"db-fillsync-8 dbsync 8 $((40 * S))"
-	"sqlite-ins sqlite 1 $((150 * S))"
+	"sqlite-ins sqlite 1 $((60 * S))"
 )
 TIMELINE_WL=fitness-4 # the workload of the per-thread timeline (ARTC Figure 9)
 FILE_MB=16
@@ -261,10 +263,12 @@ timeline() {
 		>"$TMP/tl-replay.raw"
 	local k
 	for k in orig replay; do
-		# thread = rank of the thread's first call; times in ms from the first call
-		sort -k2,2n "$TMP/tl-$k.raw" | awk '
+		# thread = rank of its tid (creation order, in the trace as in the
+		# replay, which starts its threads in the trace's order); times in
+		# ms from the first call
+		sort -k2,2n "$TMP/tl-$k.raw" | awk -v tids="$(cut -d' ' -f1 "$TMP/tl-$k.raw" | sort -nu | tr '\n' ' ')" '
+			BEGIN { n = split(tids, t, " "); for (i = 1; i <= n; i++) th[t[i]] = i - 1 }
 			NR == 1 { t0 = $2 }
-			!($1 in th) { th[$1] = n++ }
 			{ printf "%d %.4f %.4f %s\n", th[$1], ($2 - t0) / 1e6, ($3 - t0) / 1e6, $4 }' \
 			>"$TMP/tl-$k.dat"
 	done
@@ -289,10 +293,11 @@ rows=$TMP/rows fails=$TMP/fails
 : >"$rows"
 : >"$fails"
 for pair in "${PAIRS[@]}"; do
-	read -r src dst <<<"$pair"
+	read -r src dst only <<<"$pair"
 	for w in "${WORKLOADS[@]}"; do
 		read -r name kind thr n <<<"$w"
 		[ -n "${ACC_ONLY:-}" ] && [[ " $ACC_ONLY " != *" $name "* ]] && continue
+		[ -n "$only" ] && [[ " $only " != *" $name "* ]] && continue
 		log "$name: record on $src, replay and run on $dst"
 		CUR_WL=$name
 		[ -f "$TMP/$name-$src.jsonl" ] || record "$src" "$name" "$kind" "$thr" "$n" || {

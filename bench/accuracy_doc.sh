@@ -115,10 +115,10 @@ accuracy_tables() {
 write_accuracy_section() {
 	local acc=$TMP/accuracy.md wl src dst
 	errs >"$TMP/errs.dat"
-	"$ROOT/bench/plot.sh" cdf "$ROOT/docs/accuracy-cdf.png" "$TMP/errs.dat" "${MODES[@]}"
+	"$ROOT/bench/plot.sh" cdf "$(dirname "$DOC")/accuracy-cdf.png" "$TMP/errs.dat" "${MODES[@]}"
 	if [ -s "$TMP/tl-orig.dat" ] && [ -s "$TMP/tl-replay.dat" ]; then
 		read -r wl src dst <"$TMP/tl.what"
-		"$ROOT/bench/plot.sh" timeline "$ROOT/docs/timeline.png" "$TMP/tl-orig.dat" \
+		"$ROOT/bench/plot.sh" timeline "$(dirname "$DOC")/timeline.png" "$TMP/tl-orig.dat" \
 			"$TMP/tl-replay.dat" "$wl recorded on $src" "$wl replayed on $dst (--natural, causal)"
 	fi
 	{
@@ -146,9 +146,9 @@ write_accuracy_section() {
 		echo "- Tools: $(db_bench --version 2>/dev/null | head -1), SQLite $(sqlite3 --version | cut -d' ' -f1), $(mkfs.btrfs --version 2>/dev/null | head -1), $(gnuplot --version)"
 		echo
 		accuracy_tables
-		if [ -f "$ROOT/docs/timeline.png" ] && [ -s "$TMP/tl.what" ]; then
+		if [ -f "$(dirname "$DOC")/timeline.png" ] && [ -s "$TMP/tl.what" ]; then
 			read -r wl src dst <"$TMP/tl.what"
-			echo "Per-thread timeline of one workload, as ARTC's Figure 9 ([timeline.png](timeline.png)): $wl recorded on $src (top, from the annotated trace's \`ts\`/\`dur\`) and one causal \`--natural\` replay of that trace on $dst (bottom). One segment per call, x = ms from the first call, y = thread (numbered by first call). The replay report has no per-call times (only per-call-type latency percentiles and per-thread busy/wait/compute totals), so the bottom panel is the replay itself recorded with \`iotrace record\`, which adds the capture overhead to its calls."
+			echo "Per-thread timeline of one workload, as ARTC's Figure 9 ([timeline.png](timeline.png)): $wl recorded on $src (top, from the annotated trace's \`ts\`/\`dur\`) and one causal \`--natural\` replay of that trace on $dst (bottom). One segment per call, x = ms from the first call, y = thread (numbered in creation order). The replay report has no per-call times (only per-call-type latency percentiles and per-thread busy/wait/compute totals), so the bottom panel is the replay itself recorded with \`iotrace record\`, which adds the capture overhead to its calls."
 			echo
 			echo "![Per-thread timeline, original and replay](timeline.png)"
 			echo
@@ -185,7 +185,7 @@ write_targets_section() {
 		echo "| no call whose outcome differs (causal) | $(awk '$6 != "-" { s += $6 } END { print s + 0 }' "$rows") failed | $(verdict "$(awk '$6 != "-" { s += $6 } END { print s + 0 }' "$rows") == 0") |"
 		echo
 		echo "This machine has 2 CPUs shared with other work: the lag figures include every time the replay thread was descheduled."
-		[ "$MODE" = quick ] && echo "Quick run: $(printf '%s, ' "${PAIRS[@]}" | sed 's/, $//') only, small sizes; \`make bench\` gives the full figures."
+		[ "$MODE" = quick ] && echo "Quick run: $(printf '%s; ' "${PAIRS[@]}" | sed 's/^\([a-z0-9]*\) \([a-z0-9]*\)/\1 -> \2:/; s/; \([a-z0-9]*\) \([a-z0-9]*\)/; \1 -> \2:/g; s/; $//') only, small sizes; \`make bench\` gives the full figures."
 		true
 	} >"$tgt"
 	doc_section "$DOC" targets-replay "$tgt"
