@@ -125,8 +125,11 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/progs/demo_workload
 	$(Q)scripts/demo.sh
 
-# Each part rewrites its own sections of docs/BENCHMARKS.md.
-BENCH_PARTS	:= bench/run.sh bench/analysis.sh $(wildcard bench/accuracy.sh)
+# Each part rewrites its own sections of docs/BENCHMARKS.md (and accuracy.sh
+# the plots docs/*.png). They need root: loop devices, mounts, cgroup v1
+# blkio, drop_caches, BPF. bench-quick takes about three minutes here, bench
+# about an hour.
+BENCH_PARTS	:= bench/run.sh bench/analysis.sh bench/accuracy.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS)

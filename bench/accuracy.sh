@@ -3,17 +3,24 @@
 #
 # bench/accuracy.sh [--quick]: replay speed and cross-configuration accuracy
 # (DESIGN §7, issues 4 and 5).  Writes the "replay", "accuracy" and
-# "targets-replay" sections of docs/BENCHMARKS.md.
+# "targets-replay" sections of docs/BENCHMARKS.md and the plots
+# docs/accuracy-cdf.png and docs/timeline.png (bench/plot.sh).
 #
 # Accuracy, as //TRACE and ARTC measure it: record a workload on storage
 # configuration A, replay the trace on B, run the workload itself on B;
 # error = |T_replay - T_app| / T_app.  Configurations are file systems on
-# loop devices with direct I/O (ext4, xfs) and one throttled with cgroup v1
-# blkio.  Every figure is the median of 3 runs, page cache dropped before
-# each.
+# loop devices with direct I/O (ext4, xfs, btrfs) and an ext4 throttled with
+# cgroup v1 blkio (IOPS and bandwidth).  Every T is the median of 3 runs,
+# page cache dropped before each.
 #
 #   BUILD=DIR    where iotrace was built (default build/)
-#   --quick      three pairs of configurations, fewer calls; default: all pairs
+#   --quick      ext4 -> btrfs for four workloads, btrfs -> ext4 for three
+#                others, small sizes;
+#                default: eight pairs (ext4 <-> xfs, btrfs, throttled;
+#                xfs <-> btrfs), full sizes
+#   ACC_PAIRS="A B [NAME...],C D"  these pairs (of these workloads only)
+#   ACC_ONLY="NAME..."   only these
+#   ACC_SCALE=N          workloads; work per thread scale N (to try a part)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,36 +31,58 @@ bench_env "$@"
 REPS=3
 MODES=(causal temporal single none think)
 if [ "$MODE" = quick ]; then
-	PAIRS=("ext4 xfs" "xfs ext4" "ext4 throttled")
-	SCALE=1
+	# Both directions, each workload in one of them: about 90 seconds
+	PAIRS=("ext4 btrfs readers-2 pseudosync-4 db-readrandom-8 sqlite-ins"
+		"btrfs ext4 readers-8 fitness-4 db-fillsync-8")
+	S=1 PB_CALLS=50000 DB_NUM=50000
 else
-	PAIRS=("ext4 xfs" "xfs ext4" "ext4 throttled" "throttled ext4" "xfs throttled" "throttled xfs")
-	SCALE=2
+	PAIRS=("ext4 xfs" "xfs ext4" "ext4 btrfs" "btrfs ext4" "ext4 throttled" "throttled ext4"
+		"xfs btrfs" "btrfs xfs")
+	S=8 PB_CALLS=250000 DB_NUM=200000
 fi
-# workload name, mode, threads, calls per thread
+[ -n "${ACC_PAIRS:-}" ] && IFS=, read -r -a PAIRS <<<"$ACC_PAIRS"
+S=${ACC_SCALE:-$S}
+# name, kind, threads, work per thread (calls, rounds, turns, reads, syncs, inserts)
 WORKLOADS=(
-	"readers-1 readers 1 $((10000 * SCALE))"
-	"readers-2 readers 2 $((5000 * SCALE))"
-	"readers-8 readers 8 $((1250 * SCALE))"
-	"pseudosync-4 pseudosync 4 $((600 * SCALE))"
-	"fitness-4 fitness 4 $((200 * SCALE))"
+	"readers-1 readers 1 $((2500 * S))"
+	"readers-2 readers 2 $((1250 * S))"
+	"readers-8 readers 8 $((300 * S))"
+	"pseudosync-4 pseudosync 4 $((40 * S))"
+	"fitness-4 fitness 4 $((100 * S))"
+	"db-readrandom-8 dbread 8 $((500 * S))"
+	"db-fillsync-8 dbsync 8 $((40 * S))"
+	"sqlite-ins sqlite 1 $((60 * S))"
 )
+TIMELINE_WL=fitness-4 # the workload of the per-thread timeline (ARTC Figure 9)
 FILE_MB=16
-CG=/sys/fs/cgroup/blkio/iotrace-accuracy
+THROTTLE="read_iops 5000, write_iops 2000, read_bps 64 MiB/s, write_bps 32 MiB/s"
+CG=/sys/fs/cgroup/blkio/iotrace-accuracy-$$
+DB_OPTS=(--compression_type=none --value_size=100 --key_size=16 --statistics=0 --histogram=0)
 
 TMP=$(mktemp -d /var/tmp/iotrace-accuracy.XXXXXX)
 LOOPS=()
 cleanup() {
 	set +e
+	local m l
 	for m in "$TMP"/mnt/*; do mountpoint -q "$m" && umount "$m"; done
 	for l in "${LOOPS[@]}"; do losetup -d "$l"; done
 	[ -d "$CG" ] && rmdir "$CG"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 ensure_tracefs
 
-# fs NAME TYPE: a 1 GiB loop device with direct I/O carrying TYPE at $TMP/mnt/NAME
+# need CMD PACKAGE: install PACKAGE from Debian when CMD is missing
+need() {
+	have "$1" && return 0
+	log "$1 missing: apt-get install $2"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" \
+		>/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends "$2" >/dev/null; }
+}
+
+# fs NAME TYPE: a 2 GiB loop device with direct I/O carrying TYPE at $TMP/mnt/NAME
 fs() {
 	local img=$TMP/$1.img dev
 	truncate -s 2G "$img"
@@ -62,19 +91,22 @@ fs() {
 	case $2 in
 	ext4) mkfs.ext4 -q -F "$dev" ;;
 	xfs) mkfs.xfs -q -f "$dev" ;;
+	btrfs) mkfs.btrfs -q -f "$dev" >/dev/null ;;
 	esac
 	mkdir -p "$TMP/mnt/$1"
 	mount "$dev" "$TMP/mnt/$1"
 	echo "$dev" >"$TMP/$1.dev"
 }
 
-# throttle NAME: cgroup v1 blkio limits on NAME's device (IOPS)
+# throttle NAME: cgroup v1 blkio limits on NAME's device, IOPS and bandwidth
 throttle() {
 	local mm
 	mm=$(lsblk -dno MAJ:MIN "$(cat "$TMP/$1.dev")" | tr -d ' ')
 	mkdir -p "$CG"
 	echo "$mm 5000" >"$CG/blkio.throttle.read_iops_device"
 	echo "$mm 2000" >"$CG/blkio.throttle.write_iops_device"
+	echo "$mm $((64 << 20))" >"$CG/blkio.throttle.read_bps_device"
+	echo "$mm $((32 << 20))" >"$CG/blkio.throttle.write_bps_device"
 }
 
 # run CONFIG CMD...: CMD, inside the throttling cgroup for "throttled"
@@ -90,72 +122,202 @@ run() {
 
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
-gcc -O2 -pthread "$ROOT/bench/work.c" -o "$TMP/work"
-log "setting up ext4, xfs and throttled ext4 on loop devices"
-fs ext4 ext4
-fs xfs xfs
-fs throttled ext4
-throttle throttled
+# wl_cmd KIND DIR THREADS N: the workload's command line, in CMD
+wl_cmd() {
+	case $1 in
+	readers | pseudosync | fitness) CMD=("$TMP/work" "$1" "$2" "$3" "$4") ;;
+	dbread)
+		CMD=(db_bench --benchmarks=readrandom --db="$2/db" --use_existing_db=1 --threads="$3"
+			--num="$DB_NUM" --reads="$4" --use_direct_reads=1 --cache_size=1048576
+			"${DB_OPTS[@]}")
+		;;
+	dbsync)
+		CMD=(db_bench --benchmarks=fillsync --db="$2/db" --use_existing_db=0 --threads="$3"
+			--num="$DB_NUM" --writes="$4" "${DB_OPTS[@]}")
+		;;
+	sqlite) CMD=("$TMP/sqlite_ins" "$2/t.db" "$4") ;;
+	esac
+}
 
-# app CONFIG WL MODE T N: median T_app over REPS runs
+# wl_prep KIND DIR THREADS: DIR in the state the workload starts from
+wl_prep() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	case $1 in
+	readers | pseudosync | fitness) "$TMP/work" prep "$2" "$3" $FILE_MB ;;
+	dbread)
+		db_bench --benchmarks=fillrandom,compact --db="$2/db" --threads=1 \
+			--num="$DB_NUM" "${DB_OPTS[@]}" >/dev/null 2>&1
+		;;
+	esac
+}
+
+# wl_reset KIND DIR: undo what one run changed, where the next run must not see it
+wl_reset() {
+	case $1 in
+	dbsync | sqlite) rm -rf "${2:?}"/* ;;
+	esac
+}
+
+# wl_time KIND CONFIG DIR THREADS N: one run of the application; its seconds.
+# work and sqlite_ins time themselves; db_bench is timed as a process, open and
+# close included, as its trace is.
+wl_time() {
+	wl_cmd "$1" "$3" "$4" "$5"
+	case $1 in
+	dbread | dbsync)
+		local a
+		a=$(date +%s%N)
+		run "$2" "${CMD[@]}" >/dev/null 2>"$TMP/app.err" || { cat "$TMP/app.err" >&2; return 1; }
+		awk -v a="$a" -v b="$(date +%s%N)" 'BEGIN { print (b - a) / 1e9 }'
+		;;
+	*) run "$2" "${CMD[@]}" ;;
+	esac
+}
+
+# app CONFIG WL KIND T N: median T_app over REPS runs
 app() {
-	local dir=$TMP/mnt/$1/app-$2 t=()
-	mkdir -p "$dir"
-	"$TMP/work" prep "$dir" "$4" $FILE_MB
+	local dir=$TMP/mnt/$1/app-$2 t=() i
+	wl_prep "$3" "$dir" "$4"
 	for ((i = 0; i < REPS; i++)); do
+		wl_reset "$3" "$dir"
 		drop
-		t+=("$(run "$1" "$TMP/work" "$3" "$dir" "$4" "$5")")
+		t+=("$(wl_time "$3" "$1" "$dir" "$4" "$5" || echo -)")
 	done
 	rm -rf "$dir"
 	printf '%s\n' "${t[@]}" | median
 }
 
-# record CONFIG WL MODE T N: the annotated trace of WL run on CONFIG
+# record CONFIG WL KIND T N: the annotated trace of WL run on CONFIG
 record() {
 	local dir=$TMP/mnt/$1/rec-$2
-	mkdir -p "$dir"
-	"$TMP/work" prep "$dir" "$4" $FILE_MB
+	wl_prep "$3" "$dir" "$4"
+	wl_cmd "$3" "$dir" "$4" "$5"
 	drop
-	run "$1" "$IOTRACE" record -o "$TMP/$2-$1.iot" -- "$TMP/work" "$3" "$dir" "$4" "$5" \
+	run "$1" "$IOTRACE" record -o "$TMP/$2-$1.iot" -- "${CMD[@]}" \
 		>/dev/null 2>"$TMP/rec.err" || { cat "$TMP/rec.err" >&2; return 1; }
 	rm -rf "$dir"
 	"$IOTRACE" analyze "$TMP/$2-$1.iot" --infer-causality -o "$TMP/$2-$1.jsonl"
 }
 
-# replay TRACE CONFIG MODE: median replay seconds; failed calls of the last run to $TMP/failed
-replay() {
-	local root=$TMP/mnt/$2/root args t=()
-	case $3 in
-	think) args=(--natural --order none) ;; # wall gaps as compute, no deps (approximation)
-	*) args=(--natural --order "$3") ;;
+# mode_args MODE: the replay options of a mode, in ARGS
+mode_args() {
+	case $1 in
+	think) ARGS=(--natural --order none) ;; # recorded compute, no deps (approximation)
+	*) ARGS=(--natural --order "$1") ;;
 	esac
+}
+
+# replay TRACE CONFIG MODE: median replay seconds; the worst run's failed count
+# to $TMP/failed and its failures ("call ret got") to $TMP/failures
+replay() {
+	local root=$TMP/mnt/$2/root t=() i worst=-1 f
+	mode_args "$3"
 	rm -rf "$root"
-	"$IOTRACE" replay "$1" --root "$root" --prepare-only --no-progress 2>/dev/null
+	echo - >"$TMP/failed"
+	: >"$TMP/failures"
+	if ! "$IOTRACE" replay "$1" --root "$root" --prepare-only --no-progress 2>"$TMP/replay.err"; then
+		log "$CUR_WL: preparing the root on $2 failed: $(tail -n 1 "$TMP/replay.err")"
+		echo "$CUR_WL (prepare on $2): $(tail -n 1 "$TMP/replay.err" | sed "s|$TMP|\$TMP|g")" >>"$TMP/notes"
+		echo -
+		return 0
+	fi
 	for ((i = 0; i < REPS; i++)); do
 		drop
-		run "$2" "$IOTRACE" replay "$1" --root "$root" "${args[@]}" --no-progress \
-			--report "$TMP/r.json" 2>/dev/null || { t+=(-); continue; }
+		run "$2" "$IOTRACE" replay "$1" --root "$root" "${ARGS[@]}" --no-progress \
+			--report "$TMP/r.json" 2>"$TMP/replay.err" || {
+			log "replay $3 on $2 failed: $(tail -n 2 "$TMP/replay.err" | tr '\n' ' ')"
+			# For the doc: what failed, with this run's temp dir taken out
+			echo "$CUR_WL ($3 on $2): $(tail -n 1 "$TMP/replay.err" | sed "s|$TMP|\$TMP|g")" >>"$TMP/notes"
+			t+=(-)
+			continue
+		}
 		t+=("$(jq '.wall_ns / 1e9' "$TMP/r.json")")
-		jq .failed "$TMP/r.json" >"$TMP/failed"
+		f=$(jq .failed "$TMP/r.json")
+		if [ "$f" -gt "$worst" ]; then
+			worst=$f
+			echo "$f" >"$TMP/failed"
+			jq -r '.failures[] | "\(.call) \(.ret) \(.got)"' "$TMP/r.json" >"$TMP/failures"
+		fi
 	done
 	printf '%s\n' "${t[@]}" | median
 }
 
-rows=$TMP/rows
+# timeline WL SRC DST: per-call times of the original (the annotated trace)
+# and of one causal replay on DST, recorded by iotrace itself, because the
+# replay report has no per-call issue times; "thread start end call" lines
+timeline() {
+	local jsonl=$TMP/$1-$2.jsonl root=$TMP/mnt/$3/root
+	jq -r 'select(.type == "event") | "\(.tid) \(.ts) \(.ts + .dur) \(.call)"' "$jsonl" \
+		>"$TMP/tl-orig.raw"
+	rm -rf "$root"
+	"$IOTRACE" replay "$jsonl" --root "$root" --prepare-only --no-progress 2>/dev/null
+	drop
+	run "$3" "$IOTRACE" record -o "$TMP/tl.iot" -- "$IOTRACE" replay "$jsonl" --root "$root" \
+		--natural --no-progress >/dev/null 2>&1 || log "timeline: the traced replay failed"
+	"$IOTRACE" analyze "$TMP/tl.iot" -o "$TMP/tl.jsonl" 2>/dev/null
+	# The replay's own threads: every thread but its main one, which loads
+	# the plan, prepares the root and waits.
+	jq -r 'select(.type == "event" and .tid != .pid) | "\(.tid) \(.ts) \(.ts + .dur) \(.call)"' \
+		"$TMP/tl.jsonl" \
+		>"$TMP/tl-replay.raw"
+	local k
+	for k in orig replay; do
+		# thread = rank of its tid (creation order, in the trace as in the
+		# replay, which starts its threads in the trace's order); times in
+		# ms from the first call
+		sort -k2,2n "$TMP/tl-$k.raw" | awk -v tids="$(cut -d' ' -f1 "$TMP/tl-$k.raw" | sort -nu | tr '\n' ' ')" '
+			BEGIN { n = split(tids, t, " "); for (i = 1; i <= n; i++) th[t[i]] = i - 1 }
+			NR == 1 { t0 = $2 }
+			{ printf "%d %.4f %.4f %s\n", th[$1], ($2 - t0) / 1e6, ($3 - t0) / 1e6, $4 }' \
+			>"$TMP/tl-$k.dat"
+	done
+}
+
+gcc -O2 -pthread "$ROOT/bench/work.c" -o "$TMP/work"
+need sqlite3 sqlite3
+[ -f /usr/include/sqlite3.h ] || need /usr/include/sqlite3.h libsqlite3-dev
+gcc -O2 "$ROOT/bench/sqlite_ins.c" -lsqlite3 -o "$TMP/sqlite_ins"
+need db_bench rocksdb-tools
+need mkfs.btrfs btrfs-progs
+need gnuplot gnuplot-nox
+log "setting up ext4, xfs, btrfs and throttled ext4 on loop devices"
+fs ext4 ext4
+fs xfs xfs
+fs btrfs btrfs
+fs throttled ext4
+throttle throttled
+
+rows=$TMP/rows fails=$TMP/fails
+: >"$TMP/notes"
 : >"$rows"
+: >"$fails"
 for pair in "${PAIRS[@]}"; do
-	read -r src dst <<<"$pair"
+	read -r src dst only <<<"$pair"
 	for w in "${WORKLOADS[@]}"; do
-		read -r name mode thr calls <<<"$w"
+		read -r name kind thr n <<<"$w"
+		[ -n "${ACC_ONLY:-}" ] && [[ " $ACC_ONLY " != *" $name "* ]] && continue
+		[ -n "$only" ] && [[ " $only " != *" $name "* ]] && continue
 		log "$name: record on $src, replay and run on $dst"
-		[ -f "$TMP/$name-$src.jsonl" ] || record "$src" "$name" "$mode" "$thr" "$calls"
-		tapp=$(app "$dst" "$name" "$mode" "$thr" "$calls")
+		CUR_WL=$name
+		[ -f "$TMP/$name-$src.jsonl" ] || record "$src" "$name" "$kind" "$thr" "$n" || {
+			log "$name: recording on $src failed"
+			continue
+		}
+		tapp=$(app "$dst" "$name" "$kind" "$thr" "$n")
 		line="$name $src $dst $tapp"
 		for m in "${MODES[@]}"; do
 			trep=$(replay "$TMP/$name-$src.jsonl" "$dst" "$m")
-			line="$line $trep $(cat "$TMP/failed" 2>/dev/null || echo -)"
+			line="$line $trep $(cat "$TMP/failed")"
+			sort "$TMP/failures" | uniq -c | awk -v w="$name" -v s="$src" -v d="$dst" -v m="$m" \
+				'{ print w, s, d, m, $2, $3, $4, $1 }' >>"$fails"
 		done
 		echo "$line" >>"$rows"
+		if [ "$name" = "$TIMELINE_WL" ] && [ ! -f "$TMP/tl-orig.dat" ]; then
+			log "$name: per-thread timeline, original on $src and a traced replay on $dst"
+			timeline "$name" "$src" "$dst"
+			echo "$name $src $dst" >"$TMP/tl.what"
+		fi
 		rm -rf "$TMP/mnt/$dst/root"
 	done
 done
@@ -167,10 +329,10 @@ head -c $((1 << 20)) /dev/urandom >"$TMP/mnt/ext4/data"
 native=()
 for ((i = 0; i < REPS; i++)); do
 	s=$(date +%s%N)
-	"$TMP/preads" "$TMP/mnt/ext4/data" 2 $((250000 * SCALE))
+	"$TMP/preads" "$TMP/mnt/ext4/data" 2 "$PB_CALLS"
 	native+=("$(awk -v a="$s" -v b="$(date +%s%N)" 'BEGIN { print (b - a) / 1e9 }')")
 done
-"$IOTRACE" record -o "$TMP/pb.iot" -- "$TMP/preads" "$TMP/mnt/ext4/data" 2 $((250000 * SCALE)) 2>/dev/null
+"$IOTRACE" record -o "$TMP/pb.iot" -- "$TMP/preads" "$TMP/mnt/ext4/data" 2 "$PB_CALLS" 2>/dev/null
 "$IOTRACE" analyze "$TMP/pb.iot" --infer-causality -o "$TMP/pb.jsonl"
 afap=() p50=() p99=() pmax=() conc=()
 for ((i = 0; i < REPS; i++)); do
@@ -182,79 +344,12 @@ for ((i = 0; i < REPS; i++)); do
 	p50+=("$(jq '.lag_ns.p50 / 1000' "$TMP/n.json")")
 	p99+=("$(jq '.lag_ns.p99 / 1000' "$TMP/n.json")")
 	pmax+=("$(jq '.lag_ns.max / 1000' "$TMP/n.json")")
-	conc+=("$(jq -r '"\(.concurrency.original) \(.concurrency.replay)"' "$TMP/n.json")")
+	conc+=("$(jq -r '"\(.concurrency.original * 100 | round / 100) -> \(.concurrency.replay * 100 | round / 100)"' "$TMP/n.json")")
 done
-tn=$(printf '%s\n' "${native[@]}" | median)
-ta=$(printf '%s\n' "${afap[@]}" | median)
-l50=$(printf '%s\n' "${p50[@]}" | median)
-l99=$(printf '%s\n' "${p99[@]}" | median)
-lmax=$(printf '%s\n' "${pmax[@]}" | median)
 
-# ---- the doc ----
-sec=$TMP/replay.md
-{
-	echo "## Replay speed"
-	echo
-	echo "Generated by \`bench/accuracy.sh$([ "$MODE" = quick ] && echo ' --quick')\`: the capture microbenchmark (2 x $((250000 * SCALE)) cached \`pread\`) natively, then its annotated trace replayed (\`--afap\`, and \`--natural\` for the lag). Medians of $REPS."
-	echo
-	machine_info
-	echo
-	echo "| | seconds | ratio to native |"
-	echo "|---|---:|---:|"
-	echo "| native run | $(fmt 3 "$tn") | 1 |"
-	echo "| \`replay --afap\` | $(fmt 3 "$ta") | $(awk -v a="$ta" -v b="$tn" 'BEGIN { printf "%.2fx", a / b }') |"
-	echo
-	echo "\`--natural\` lag (actual minus intended issue time): p50 $(fmt 1 "$l50") µs, p99 $(fmt 1 "$l99") µs, max $(fmt 1 "$lmax") µs."
-	echo "Concurrency (mean calls in flight), original and replay, per run: ${conc[*]}."
-} >"$sec"
-doc_section "$DOC" replay "$sec"
-
-acc=$TMP/accuracy.md
-{
-	echo "## Accuracy across storage configurations"
-	echo
-	echo "Generated by \`bench/accuracy.sh$([ "$MODE" = quick ] && echo ' --quick')\`. Configurations: ext4 and xfs on 2 GiB loop devices with direct I/O, and ext4 throttled by cgroup v1 blkio to 5000 read / 2000 write IOPS. Record on the first, replay (\`--natural\`) and run the application on the second; error = \\|T_replay - T_app\\| / T_app, each T the median of $REPS runs with the page cache dropped. *think* is //TRACE's think-limited baseline, approximated as \`--natural --order none\` (recorded compute, no dependencies). Workloads (\`bench/work.c\`): ARTC's parallel readers (random O_DIRECT 4 KiB preads of each thread's own file), //TRACE's PseudoSync (write + fdatasync, then a barrier) and Fitness (threads read their region in turn, passing a token)."
-	echo
-	machine_info
-	echo
-	echo "| workload | recorded on | run on | T_app (s) | causal | temporal | single | none | think | failed (causal) |"
-	echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
-	awk '{
-		printf "| %s | %s | %s | %.3f", $1, $2, $3, $4
-		for (i = 0; i < 5; i++) {
-			t = $(5 + 2 * i)
-			if (t == "-") printf " | -"
-			else printf " | %.1f%%", 100 * (t > $4 ? t - $4 : $4 - t) / $4
-		}
-		printf " | %s |\n", $6
-	}' "$rows"
-	echo
-	echo "Mean error per mode:"
-	echo
-	echo "| mode | mean error | failed calls (all rows) |"
-	echo "|---|---:|---:|"
-	awk -v modes="${MODES[*]}" 'BEGIN { split(modes, m, " ") }
-		{ for (i = 0; i < 5; i++) { t = $(5 + 2 * i); if (t != "-") { s[i] += (t > $4 ? t - $4 : $4 - t) / $4; c[i]++ } f[i] += $(6 + 2 * i) } }
-		END { for (i = 0; i < 5; i++) printf "| %s | %.1f%% | %d |\n", m[i + 1], c[i] ? 100 * s[i] / c[i] : 0, f[i] }' "$rows"
-} >"$acc"
-doc_section "$DOC" accuracy "$acc"
-
-causal=$(awk '{ t = $5; s += (t > $4 ? t - $4 : $4 - t) / $4; c++ } END { printf "%.1f", c ? 100 * s / c : 0 }' "$rows")
-best_base=$(awk '{ for (i = 1; i < 5; i++) { t = $(5 + 2 * i); if (t != "-") { s[i] += (t > $4 ? t - $4 : $4 - t) / $4; c[i]++ } } }
-	END { b = 1e9; for (i = 1; i < 5; i++) if (c[i] && 100 * s[i] / c[i] < b) b = 100 * s[i] / c[i]; printf "%.1f", b }' "$rows")
-tgt=$TMP/targets.md
-{
-	echo "### Replay (issue 4), from the $MODE run of $(date -u +%Y-%m-%d)"
-	echo
-	echo "| Target | Measured | Verdict |"
-	echo "|---|---:|---|"
-	echo "| \`--afap\` within 1.2x of the native run (microbenchmark) | $(awk -v a="$ta" -v b="$tn" 'BEGIN { printf "%.2fx", a / b }') | $(awk -v a="$ta" -v b="$tn" 'BEGIN { print (a / b <= 1.2 ? "met" : "**missed**") }') |"
-	echo "| \`--natural\` lag p50 <= 5 µs | $(fmt 1 "$l50") µs | $(awk -v l="$l50" 'BEGIN { print (l <= 5 ? "met" : "**missed**") }') |"
-	echo "| \`--natural\` lag p99 <= 50 µs | $(fmt 1 "$l99") µs | $(awk -v l="$l99" 'BEGIN { print (l <= 50 ? "met" : "**missed**") }') |"
-	echo "| mean cross-configuration error <= 5% (causal) | $causal% | $(awk -v e="$causal" 'BEGIN { print (e <= 5 ? "met" : "**missed**") }') |"
-	echo "| causal more accurate than every baseline | causal $causal% vs best baseline $best_base% | $(awk -v a="$causal" -v b="$best_base" 'BEGIN { print (a < b ? "met" : "**missed**") }') |"
-	echo
-	echo "This machine has 2 CPUs shared with other work: the lag figures include every time the replay thread was descheduled."
-} >"$tgt"
-doc_section "$DOC" targets-replay "$tgt"
+# shellcheck source=bench/accuracy_doc.sh
+. "$ROOT/bench/accuracy_doc.sh"
+write_replay_section
+write_accuracy_section
+write_targets_section
 log "wrote the replay, accuracy and targets-replay sections of $DOC"

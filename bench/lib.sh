@@ -3,8 +3,9 @@
 # bench/lib.sh: helpers shared by the parts of the benchmark harness.
 # Sourced, not run: `. bench/lib.sh`. Callers use `set -euo pipefail`.
 
-# log MSG...: progress on stderr, so stdout stays free for data.
-log() { printf 'bench: %s\n' "$*" >&2; }
+# log MSG...: progress on stderr, with the seconds since the script started,
+# so stdout stays free for data.
+log() { printf 'bench: [%4ds] %s\n' "$SECONDS" "$*" >&2; }
 
 # have CMD: true if CMD is on PATH.
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -12,7 +13,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 # median: median of the numbers on stdin, one a line; lines that are not
 # numbers (failed runs are stored as "-") are ignored. Prints "-" if none.
 median() {
-	grep -E '^-?[0-9.]+(e[-+]?[0-9]+)?$' | sort -g | awk '
+	awk '/^-?[0-9.]+(e[-+]?[0-9]+)?$/' | sort -g | awk '
 		{ v[NR] = $1 }
 		END {
 			if (NR == 0) { print "-"; exit }
