@@ -125,9 +125,11 @@ test_bit_flip()
 test_sigint()
 {
 	need_bpf
-	"$IOTRACE" record -o t.iot -- sh -c 'while :; do cat /dev/null; done' 2>err &
+	"$IOTRACE" record -o t.iot -- sh -c 'echo up >started; while :; do cat /dev/null; done' \
+		2>err &
 	local rec=$!
-	sleep 1
+	wait_for started up 30	# the recorder is attached once the command runs
+	sleep 0.5
 	kill -INT $rec
 	wait $rec || fail "record exited $? after SIGINT"
 	grep -q "events, 0 lost" err || fail "summary: $(cat err)"
