@@ -79,7 +79,7 @@ struct an_page {		/* mmap I/O between two calls of a thread */
 
 struct an_file {		/* initial state the replay needs */
 	uint32_t path;
-	uint8_t type;		/* enum iot_ftype */
+	uint8_t type;		/* enum iot_ftype; IOT_FT_NONE: it existed, type unknown */
 	bool created;		/* made by the trace: not initial state */
 	uint64_t size;
 	uint32_t target;	/* symlink target, interned, or AN_NONE */
@@ -148,6 +148,8 @@ int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind,
 /* Notes that path existed before the trace (or was created by it). */
 void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint64_t size,
 		   bool created);
+/* Type of path's initial-state entry; IOT_FT_NONE when none or not known. */
+unsigned int an__file_type(const struct analysis *an, uint32_t path);
 
 /* emit.c: "file", "dir", "fifo", ... */
 const char *an__ftype_name(unsigned int t);

@@ -132,6 +132,9 @@ void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint6
 		return;
 	if (idx != AN_NONE) {
 		f = vec__at(&an->files, idx);
+		/* a sighting that only proved the path existed learns its type */
+		if (f->type == IOT_FT_NONE && ftype != IOT_FT_NONE)
+			f->type = ftype;
 		if (!f->created && ftype == IOT_FT_REG && size > f->size)
 			f->size = size;
 		return;
@@ -141,6 +144,13 @@ void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint6
 		return;
 	*f = (struct an_file){ .path = path, .type = ftype, .size = size, .created = created,
 			       .target = AN_NONE };
+}
+
+unsigned int an__file_type(const struct analysis *an, uint32_t path)
+{
+	uint32_t idx = path == AN_NONE ? AN_NONE : htab__get(&an->file_idx, path);
+
+	return idx == AN_NONE ? IOT_FT_NONE : ((const struct an_file *)vec__at(&an->files, idx))->type;
 }
 
 static void init_vecs(struct analysis *an)

@@ -334,22 +334,36 @@ static void add_file(json_t *a, json_t *seen, const char *path, const char *type
 static json_t *files_json(const struct analysis *an)
 {
 	json_t *a = json_array(), *seen = json_object(), *created = json_object();
+	json_t *parents = json_object();	/* every directory above a listed path */
 	char buf[4096];
 
 	for (size_t i = 0; i < an->files.n; i++) {
 		const struct an_file *f = vec__at(&an->files, i);
 		const char *p = strtab__str(&an->strs, f->path);
 
-		if (f->created && p)
+		if (!p)
+			continue;
+		if (f->created)
 			json_object_set_new(created, p, json_true());
+		snprintf(buf, sizeof(buf), "%s", p);
+		for (char *s = strrchr(buf, '/'); s && s > buf; s = strrchr(buf, '/')) {
+			*s = '\0';
+			if (json_object_get(parents, buf))
+				break;
+			json_object_set_new(parents, buf, json_true());
+		}
 	}
 	for (size_t i = 0; i < an->files.n; i++) {
 		const struct an_file *f = vec__at(&an->files, i);
 		const char *p = strtab__str(&an->strs, f->path);
+		unsigned int type = f->type;
 
 		if (!p || p[0] != '/')
 			continue;
-		if (f->type != IOT_FT_REG && f->type != IOT_FT_DIR && f->type != IOT_FT_LNK)
+		/* only known to exist: a directory if something lives under it */
+		if (type == IOT_FT_NONE)
+			type = json_object_get(parents, p) ? IOT_FT_DIR : IOT_FT_REG;
+		if (type != IOT_FT_REG && type != IOT_FT_DIR && type != IOT_FT_LNK)
 			continue;
 		snprintf(buf, sizeof(buf), "%s", p);
 		for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
@@ -359,11 +373,12 @@ static json_t *files_json(const struct analysis *an)
 			*s = '/';
 		}
 		if (!f->created)
-			add_file(a, seen, p, an__ftype_name(f->type), f->size,
+			add_file(a, seen, p, an__ftype_name(type), f->size,
 				 strtab__str(&an->strs, f->target));
 	}
 	json_decref(seen);
 	json_decref(created);
+	json_decref(parents);
 	return a;
 }
 

@@ -221,6 +221,10 @@ static int do_rename(struct analysis *an, uint32_t from, uint32_t to, uint32_t e
 
 	if (from == AN_NONE || to == AN_NONE)
 		return 0;
+	/* it worked: from existed (before the trace, unless the trace made it),
+	 * and to is now the trace's own */
+	an__file_seen(an, from, IOT_FT_NONE, 0, false);
+	an__file_seen(an, to, an__file_type(an, from), 0, true);
 	err = path__delete(an, from, ev);
 	if (!err)
 		err = delete_below(an, from, ev);
@@ -246,6 +250,12 @@ int path__namespace(struct analysis *an, uint32_t ev, int nr)
 	case SYS_rmdir:
 	case SYS_unlink:
 	case SYS_unlinkat:
+		/* it worked, so p0 was there: before the trace, unless it made it */
+		an__file_seen(an, p0,
+			      nr == SYS_rmdir || (nr == SYS_unlinkat &&
+						  (an__rec(an, ev)->args[2] & AT_REMOVEDIR)) ?
+				      IOT_FT_DIR : IOT_FT_NONE,
+			      0, false);
 		err = path__delete(an, p0, ev);
 		return err ? err : use_parent(an, p0, ev);
 	case SYS_rename:

@@ -286,6 +286,23 @@ static unsigned int mode_ftype(uint32_t mode)
 	}
 }
 
+/* The type a call that succeeded on a path shows that path to have. */
+static unsigned int implied_ftype(int nr)
+{
+	switch (nr) {
+	case SYS_chdir:
+		return IOT_FT_DIR;
+	case SYS_readlink:
+	case SYS_readlinkat:
+		return IOT_FT_LNK;
+	case SYS_truncate:
+	case SYS_execve:
+		return IOT_FT_REG;
+	default:
+		return IOT_FT_NONE;
+	}
+}
+
 /* Path arguments of calls that do not change the namespace are uses. */
 static int use_paths(struct analysis *an, const struct sc_view *v, uint32_t ev)
 {
@@ -298,6 +315,8 @@ static int use_paths(struct analysis *an, const struct sc_view *v, uint32_t ev)
 	if (stat && an->ev[ev].apath[0] != AN_NONE)
 		an__file_seen(an, an->ev[ev].apath[0], mode_ftype(stat->flags), stat->size,
 			      false);
+	else if (an->ev[ev].apath[0] != AN_NONE)	/* access, chmod, truncate...: it is there */
+		an__file_seen(an, an->ev[ev].apath[0], implied_ftype(v->sc->nr), 0, false);
 	if (v->sc->nr == SYS_readlink || v->sc->nr == SYS_readlinkat) {
 		const char *t = sc_view__str(v, IOT_STR_RESULT);
 		uint32_t fi = htab__get(&an->file_idx, an->ev[ev].apath[0]);

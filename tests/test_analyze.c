@@ -547,6 +547,71 @@ static void test_analyze__transitive_reduction(void)
 	tb_free(&b);
 }
 
+/* The header's initial files, as the replay reads them: path -> type. */
+static json_t *initial_files(struct tb *b)
+{
+	json_t *hdr, *files = json_object(), *f;
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *m = open_memstream(&text, &len);
+
+	CU_ASSERT_FATAL(m && analysis__write_jsonl(b->an, m) == 0);
+	fclose(m);
+	hdr = json_loadb(text, strcspn(text, "\n"), 0, NULL);
+	CU_ASSERT_FATAL(hdr != NULL);
+	json_array_foreach(json_object_get(hdr, "files"), i, f)
+		json_object_set(files, json_string_value(json_object_get(f, "path")),
+				json_object_get(f, "type"));
+	json_decref(hdr);
+	free(text);
+	return files;
+}
+
+static const char *ftype_of(json_t *files, const char *path)
+{
+	const char *t = json_string_value(json_object_get(files, path));
+
+	return t ? t : "(none)";
+}
+
+/* As RocksDB writes CURRENT: a temp file renamed into place, then opened.
+ * Neither name is initial state; a LOG only accessed and renamed away was,
+ * and a directory only known through access() is one when files lie below. */
+static void test_analyze__initial_state_from_names(void)
+{
+	struct tb b;
+	json_t *files;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_access, .ts = 5, .dur = 1, .str = { "/data" },
+	   .sw = { 0 });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
+	   .a = { AT_CWD, 0, O_CREAT | O_WRONLY | O_TRUNC }, .str = { "/data/db/tmp" },
+	   .sw = { 1 }, .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_rename, .ts = 20, .dur = 5,
+	   .str = { "/data/db/tmp", "/data/db/CURRENT" }, .sw = { 0, 1 });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 30, .dur = 5, .ret = 4,
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/data/db/CURRENT" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 4, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_access, .ts = 40, .dur = 1,
+	   .str = { "/data/db/LOG" }, .sw = { 0 });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_rename, .ts = 50, .dur = 5,
+	   .str = { "/data/db/LOG", "/data/db/LOG.old" }, .sw = { 0, 1 });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_unlink, .ts = 60, .dur = 5,
+	   .str = { "/data/db/OLD" }, .sw = { 0 });
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	files = initial_files(&b);
+	CU_ASSERT_STRING_EQUAL(ftype_of(files, "/data/db/tmp"), "(none)");
+	CU_ASSERT_STRING_EQUAL(ftype_of(files, "/data/db/CURRENT"), "(none)");
+	CU_ASSERT_STRING_EQUAL(ftype_of(files, "/data/db/LOG.old"), "(none)");
+	CU_ASSERT_STRING_EQUAL(ftype_of(files, "/data/db/LOG"), "file");
+	CU_ASSERT_STRING_EQUAL(ftype_of(files, "/data/db/OLD"), "file");
+	CU_ASSERT_STRING_EQUAL(ftype_of(files, "/data/db"), "dir");
+	CU_ASSERT_STRING_EQUAL(ftype_of(files, "/data"), "dir");
+	json_decref(files);
+	tb_free(&b);
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "wakeup", test_analyze__wakeup },
@@ -564,6 +629,7 @@ static CU_TestInfo tests[] = {
 	{ "seq: only when asked", test_analyze__seq_only_when_asked },
 	{ "a rule family switched off", test_analyze__rule_family_off },
 	{ "transitive reduction", test_analyze__transitive_reduction },
+	{ "initial state from names", test_analyze__initial_state_from_names },
 	CU_TEST_INFO_NULL,
 };
 
