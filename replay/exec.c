@@ -231,14 +231,14 @@ static void exec__touch(struct rp_plan *p, struct rp_thread *t, const struct rp_
 }
 
 /* The call's own time, in natural timing: a timed sleep, and a wait the
- * trace cannot explain, last their recorded duration from the intended issue
- * (an emulated read of a terminal or outside pipe counts as such a wait). */
+ * trace cannot explain (plan__holds), last at least their recorded duration
+ * from the intended issue. */
 static void exec__hold(struct rp_thread *t, const struct rp_op *op, struct rp_clock *c,
-		       uint64_t want, bool emul)
+		       uint64_t want)
 {
 	uint64_t start, until = want + (uint64_t)(op->dur / ex.speed);
 
-	if (op->kind != RK_SLEEP && !(op->hold && (!op->stream || emul)))
+	if (op->kind != RK_SLEEP && !op->hold)
 		return;
 	start = rp__now();
 	if (until > start) {
@@ -287,7 +287,7 @@ static void exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	atomic_store_explicit(&t->incall, 1, memory_order_relaxed);
 	op->got = op__issue(p, t, op, &emul);
 	if (ex.natural)
-		exec__hold(t, op, c, want, emul);
+		exec__hold(t, op, c, want);
 	t1 = rp__now();
 	op->t_end = t1;
 	if (op->waited)
