@@ -113,13 +113,30 @@ static void plan__times(struct rp_plan *p)
 	}
 }
 
+/* futex operations that can put the caller to sleep; the others (wake,
+ * requeue, unlock) return at once, and their time is the kernel's work. */
+static bool futex_may_block(int64_t op)
+{
+	switch (op & 127) { /* without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME */
+	case 0:	 /* FUTEX_WAIT */
+	case 6:	 /* FUTEX_LOCK_PI */
+	case 9:	 /* FUTEX_WAIT_BITSET */
+	case 11: /* FUTEX_WAIT_REQUEUE_PI */
+	case 13: /* FUTEX_LOCK_PI2 */
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * A call that may block on something other than storage and has no causal
  * dep blocked on something the trace cannot explain: a timeout, a client
  * outside the trace, a wakeup from an untraced thread.  Decided on the
  * trace's own deps, before an --order baseline replaces them, so that every
  * order holds the same calls.  Reads and writes of files are never held:
- * how long they take is what the replay measures.
+ * how long they take is what the replay measures.  Nor is a futex wake: its
+ * waiters were woken during the call, and holding it would hold them.
  */
 static void plan__holds(struct rp_plan *p)
 {
@@ -129,6 +146,8 @@ static void plan__holds(struct rp_plan *p)
 
 		op->hold = !op->ndeps && (k == RK_WAIT || k == RK_ACCEPT || k == RK_RECV ||
 					   k == RK_CONNECT || ((k == RK_READ || k == RK_READV) && op->stream));
+		if (k == RK_WAIT && op->a[0] >= 0 && !futex_may_block(op->a[0]))
+			op->hold = false;
 	}
 }
 

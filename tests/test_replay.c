@@ -230,15 +230,19 @@ static void test_replay__natural_faster_than_slow_trace(void)
 /*
  * A wait with no traced waker keeps its recorded duration, from the end of
  * the thread's previous call; a wait with a dep is its dep, and storage I/O
- * is never held.  Which calls are held does not depend on the order.
+ * and futex wakes are never held.  Which calls are held does not depend on the order.
  */
 static void test_replay__unexplained_wait_held(void)
 {
-	static const char text[] = HDR(4)
+	static const char text[] = HDR(5)
 		EV(0, 1, "brk", 100, 10, 0, "")
 		EV(1, 1, "futex", 200, 30000000, 0, "")
 		EV(2, 2, "futex", 300, 30000000, 0, "{\"id\":0,\"kind\":\"wakeup\"}")
-		EV(3, 2, "pread64", 400, 30000000, 0, "");
+		EV(3, 2, "pread64", 400, 30000000, 0, "")
+		/* FUTEX_WAKE_PRIVATE never blocks: its time is the kernel's work */
+		"{\"type\":\"event\",\"id\":4,\"pid\":1,\"tid\":2,\"call\":\"futex\","
+		"\"args\":{\"uaddr\":4096,\"futex_op\":129,\"val\":1},\"ret\":1,\"ts\":500,"
+		"\"dur\":30000000,\"compute_ns\":0,\"deps\":[]}\n";
 	struct rp_plan p;
 	struct rp_run r;
 
@@ -246,6 +250,7 @@ static void test_replay__unexplained_wait_held(void)
 	CU_ASSERT_TRUE(p.ops[1].hold);
 	CU_ASSERT_FALSE(p.ops[2].hold);
 	CU_ASSERT_FALSE(p.ops[3].hold);
+	CU_ASSERT_FALSE(p.ops[4].hold);
 	plan__free(&p);
 
 	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
