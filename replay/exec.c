@@ -166,7 +166,9 @@ static uint64_t exec__wait_until(struct rp_clock *c, uint64_t t)
 		sleep_until(aim);
 		now = rp__now();
 		late = now > aim ? now - aim : 0;
-		c->oversleep = (c->oversleep * 7 + (late < OVERSLEEP_MAX ? late : OVERSLEEP_MAX)) / 8;
+		if (late > OVERSLEEP_MAX)
+			late = OVERSLEEP_MAX;
+		c->oversleep = (c->oversleep * 7 + late) / 8;
 	}
 	now = spin_until(t);
 	if (long_wait)

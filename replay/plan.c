@@ -143,11 +143,12 @@ static void plan__holds(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];
 		enum rp_kind k = op->kind;
+		bool may_block = k == RK_WAIT || k == RK_ACCEPT || k == RK_RECV ||
+				 k == RK_CONNECT || ((k == RK_READ || k == RK_READV) && op->stream);
 
-		op->hold = !op->ndeps && (k == RK_WAIT || k == RK_ACCEPT || k == RK_RECV ||
-					   k == RK_CONNECT || ((k == RK_READ || k == RK_READV) && op->stream));
 		if (k == RK_WAIT && op->a[0] >= 0 && !futex_may_block(op->a[0]))
-			op->hold = false;
+			may_block = false;
+		op->hold = may_block && !op->ndeps;
 	}
 }
 
