@@ -191,6 +191,14 @@ static const char *arg_path(struct rp_plan *p, struct rp_op *op, json_t *ev, con
  * call moved, but at least 1 MiB, say the same thing to the kernel. */
 #define RP_BIG_COUNT (1 << 20)
 
+/* A pipe, socket or character device: a read on it waits for someone else. */
+static bool fd_is_stream(json_t *a)
+{
+	const char *type = json_string_value(json_object_get(json_object_get(a, "fd"), "type"));
+
+	return type && (!strcmp(type, "socket") || !strcmp(type, "fifo") || !strcmp(type, "chr"));
+}
+
 static void ev__fd_io(struct rp_op *op, json_t *a)
 {
 	op->fd = arg_fd(a, "fd");
@@ -200,19 +208,16 @@ static void ev__fd_io(struct rp_op *op, json_t *a)
 		op->a[0] = op->ret > RP_BIG_COUNT ? op->ret : RP_BIG_COUNT;
 	/* Where a stream read stops is the sender's timing, not the reader's
 	 * choice: ask a pipe or socket for what the application got. */
-	if (op->kind == RK_READ && op->ret > 0 && op->ret < op->a[0]) {
-		const char *type = json_string_value(
-			json_object_get(json_object_get(a, "fd"), "type"));
-
-		if (type && (!strcmp(type, "socket") || !strcmp(type, "fifo")))
-			op->a[0] = op->ret;
-	}
+	op->stream = fd_is_stream(a);
+	if (op->kind == RK_READ && op->ret > 0 && op->ret < op->a[0] && op->stream)
+		op->a[0] = op->ret;
 }
 
 /* readv and friends record no iovec: replay the bytes the call moved. */
 static void ev__vec_io(struct rp_op *op, json_t *a)
 {
 	op->fd = arg_fd(a, "fd");
+	op->stream = fd_is_stream(a);
 	op->a[0] = op->ret > 0 ? op->ret : 4096;
 	op->a[1] = arg_int(a, "pos_l", 0) | (arg_int(a, "pos_h", 0) << 32);
 	op->a[2] = arg_int(a, "flags", 0);
@@ -435,6 +440,7 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	case RK_PREAD:
 	case RK_PWRITE:
 	case RK_GETDENTS: ev__fd_io(op, a); break;
+	case RK_WAIT: op->a[0] = arg_int(a, "futex_op", -1); break;
 	case RK_READV:
 	case RK_WRITEV:
 	case RK_PREADV:

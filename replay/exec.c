@@ -4,10 +4,13 @@
  * single).  Before an op its deps are awaited, spinning briefly and then
  * sleeping on the dep's state word with a futex; after it, its state word is
  * set and sleepers, if any, are woken.  --natural spins the recorded compute
- * and holds each op until its recorded time.
+ * from the end of the thread's previous call, and keeps the recorded duration
+ * of timed sleeps and of waits the trace cannot explain; everything else runs
+ * at the speed of this machine (docs/replay.md, "Timing").
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,30 +20,43 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "replay.h"
 #include "rp_exec.h"
 
-#define SPIN_NS 50000	      /* spin this long on a dep before sleeping */
-#define SLEEP_MARGIN_NS 250000 /* wake this early from a timed wait, then spin */
+#define SPIN_NS 20000		/* spin on a dep this long before sleeping, CPUs to spare */
+#define SPIN_MIN 64		/* pause iterations before a futex in any case */
+#define OVERSLEEP_NS 60000	/* first guess at how late a timed sleep wakes */
+#define OVERSLEEP_MAX 500000	/* never spin longer than this after a sleep */
+#define OVH_MAX 5000		/* cap on the measured per-call overhead */
+#define PACING_NS 1000000	/* report a compute or hold this long to the stall watch */
 
 static struct exec {
 	struct rp_plan *p;
 	const struct rp_opts *o;
-	uint64_t t0;	    /* replay start, rp__now() */
-	uint64_t overhead;  /* replayer's own cost between two calls, ns */
-	uint64_t spin_ns;   /* spin on a dep this long before sleeping */
-	uint64_t margin_ns; /* wake this early from a timed wait, then spin */
-	_Atomic uint64_t progress;
-	_Atomic uint32_t pacing; /* threads in a recorded gap: idle, not stalled */
+	uint64_t t0;	   /* replay start, rp__now() */
+	uint64_t ovh0;	   /* replayer's cost from a compute spin to the issue, first guess */
+	uint64_t spin_ns;  /* spin on a dep this long before sleeping */
+	double speed;
+	bool natural;
+	_Alignas(64) _Atomic uint32_t pacing; /* threads in a long compute or hold */
 	_Atomic uint32_t running;
 	_Atomic uint64_t end; /* when the last thread finished */
-	uint64_t *lag;
-	_Atomic uint32_t nlag;
 } ex;
+
+/*
+ * A replay thread's clock, on its own stack.  In natural timing a call's
+ * intended issue time is the later of the end of the thread's previous call
+ * plus the recorded compute, and the end of its last dep: when it could
+ * first proceed in this replay.  Lag is the actual issue minus that.
+ */
+struct rp_clock {
+	uint64_t end;	    /* end of the thread's previous call, rp__now() */
+	uint64_t ovh;	    /* measured cost from the end of a compute spin to the issue */
+	uint64_t oversleep; /* how late timed sleeps wake: wake this early, then spin */
+};
 
 uint64_t rp__now(void)
 {
@@ -57,14 +73,19 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static void spin_until(uint64_t t)
+/* Spins until T; returns the last clock read. */
+static uint64_t spin_until(uint64_t t)
 {
-	while (rp__now() < t)
+	uint64_t now;
+
+	while ((now = rp__now()) < t)
 		cpu_relax();
+	return now;
 }
 
-/* Waits until the word reaches NEED (RS_STARTED or RS_DONE). */
-/* Spinning first: a futex wakeup costs tens of us, more on a busy VM. */
+/* Spinning first: a futex wakeup costs tens of us, more on a busy VM.  But a
+ * spinning waiter takes a CPU from the thread it waits for when there are
+ * more replay threads than CPUs: then spin only SPIN_MIN pauses. */
 static bool dep__may_spin(uint64_t *spin_end)
 {
 	if (!ex.spin_ns)
@@ -84,7 +105,7 @@ static void dep__wait(_Atomic uint32_t *w, uint32_t need)
 		v = atomic_load_explicit(w, memory_order_acquire);
 		if ((v & RS_MASK) >= need)
 			return;
-		if (i < 64 || ((i & 63) && ex.spin_ns) || dep__may_spin(&spin_end)) {
+		if (i < SPIN_MIN || ((i & 63) && ex.spin_ns) || dep__may_spin(&spin_end)) {
 			cpu_relax();
 			continue;
 		}
@@ -102,14 +123,24 @@ static void dep__set(_Atomic uint32_t *w, uint32_t st)
 		syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-static void exec__wait_deps(struct rp_plan *p, const struct rp_op *op)
+/* Waits for the op's deps; returns when the last of them ended (or, for a
+ * start-only dep, started), on the replay clock. */
+static uint64_t exec__wait_deps(struct rp_plan *p, const struct rp_op *op)
 {
+	uint64_t last = 0;
+
 	for (uint32_t k = 0; k < op->ndeps; k++) {
 		uint32_t d = op->deps[k];
+		const struct rp_op *dep = &p->ops[d & ~RP_DEP_START];
+		uint64_t t;
 
-		dep__wait(&p->ops[d & ~RP_DEP_START].state,
-			  d & RP_DEP_START ? RS_STARTED : RS_DONE);
+		dep__wait((_Atomic uint32_t *)&dep->state, d & RP_DEP_START ? RS_STARTED : RS_DONE);
+		/* written before the state word was released */
+		t = d & RP_DEP_START ? dep->t_issue : dep->t_end;
+		if (t > last)
+			last = t;
 	}
+	return last;
 }
 
 static void sleep_until(uint64_t t)
@@ -119,51 +150,53 @@ static void sleep_until(uint64_t t)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* Sleeps most of the way and spins the rest: wakeups are late by tens of us. */
-static void wait_until(uint64_t t)
+/* Sleeps to just before T and spins the rest; learns how late sleeps wake,
+ * so the spin stays short and the call after it is not late. */
+static uint64_t exec__wait_until(struct rp_clock *c, uint64_t t)
 {
-	if (t > rp__now() + 2 * ex.margin_ns)
-		sleep_until(t - ex.margin_ns);
-	spin_until(t);
+	uint64_t now = rp__now(), aim, late;
+	bool long_wait = t > now + PACING_NS;
+
+	if (t <= now)
+		return now;
+	if (long_wait)
+		atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
+	if (t > now + c->oversleep + 10000) {
+		aim = t - c->oversleep;
+		sleep_until(aim);
+		now = rp__now();
+		late = now > aim ? now - aim : 0;
+		if (late > OVERSLEEP_MAX)
+			late = OVERSLEEP_MAX;
+		c->oversleep = (c->oversleep * 7 + late) / 8;
+	}
+	now = spin_until(t);
+	if (long_wait)
+		atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
+	return now;
 }
 
-/* --natural: the thread computes, then holds the call until its recorded time. */
-static void exec__pace(struct rp_thread *t, const struct rp_op *op, uint64_t last_end)
+/* Natural timing: the recorded compute, from the end of the thread's previous
+ * call, less the replayer's own cost to get from here to the issue.  Returns
+ * when the compute ends: the call's intended issue time, if no dep is later. */
+static uint64_t exec__compute(struct rp_thread *t, const struct rp_op *op, struct rp_clock *c,
+			      uint64_t *spun)
 {
-	double speed = ex.o->speed;
-	uint64_t c = op->compute / speed, start = rp__now(), mid;
+	uint64_t want = c->end + (uint64_t)(op->compute / ex.speed), now;
 
-	atomic_fetch_add(&ex.pacing, 1);
-
-	if (c > ex.overhead)
-		spin_until(last_end + c - ex.overhead);
-	mid = rp__now();
-	t->compute += mid - start;
-	wait_until(ex.t0 + (uint64_t)(op->ts / speed));
-	t->hold += rp__now() - mid;
-	atomic_fetch_sub(&ex.pacing, 1);
-}
-
-/* A timed sleep lasts what it lasted in the trace, from when it was issued,
- * so that wakeup latency does not add up over many sleeps. */
-static void exec__sleep(struct rp_thread *t, const struct rp_op *op)
-{
-	uint64_t start = rp__now();
-
-	atomic_fetch_add(&ex.pacing, 1);
-	wait_until(op->t_issue + (uint64_t)(op->dur / ex.o->speed));
-	t->sleep += rp__now() - start;
-	atomic_fetch_sub(&ex.pacing, 1);
-}
-
-/* Actual minus intended issue time; intended is when the original call
- * could first proceed (its ts, or the end of a dep that finished later). */
-static void exec__lag(const struct rp_op *op)
-{
-	uint64_t want = ex.t0 + (uint64_t)(op->ready / ex.o->speed);
-	uint32_t i = atomic_fetch_add(&ex.nlag, 1);
-
-	ex.lag[i] = op->t_issue > want ? op->t_issue - want : 0;
+	*spun = 0;
+	if (want <= c->end + c->ovh)
+		return want;
+	if (want - c->ovh > c->end + PACING_NS) {
+		atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
+		now = spin_until(want - c->ovh);
+		atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
+	} else {
+		now = spin_until(want - c->ovh);
+	}
+	t->compute += now - c->end;
+	*spun = now;
+	return want;
 }
 
 /*
@@ -199,33 +232,76 @@ static void exec__touch(struct rp_plan *p, struct rp_thread *t, const struct rp_
 	}
 }
 
-static void exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, uint64_t *last_end)
+/* The call's own time, in natural timing: a timed sleep, and a wait the
+ * trace cannot explain (plan__holds), last at least their recorded duration
+ * from the intended issue. */
+static void exec__hold(struct rp_thread *t, const struct rp_op *op, struct rp_clock *c,
+		       uint64_t want)
 {
-	uint64_t w0, t1;
-	bool natural = ex.o->timing == RT_NATURAL, emul;
+	uint64_t start, until = want + (uint64_t)(op->dur / ex.speed);
 
-	if (natural)
-		exec__pace(t, op, *last_end);
-	w0 = rp__now();
-	if (ex.o->order != RO_SINGLE)
-		exec__wait_deps(p, op);
+	if (op->kind != RK_SLEEP && !op->hold)
+		return;
+	start = rp__now();
+	if (until > start) {
+		uint64_t now = exec__wait_until(c, until);
+
+		if (op->kind == RK_SLEEP)
+			t->sleep += now - start;
+		else
+			t->hold += now - start;
+	}
+}
+
+static void exec__lag(struct rp_thread *t, const struct rp_op *op, uint64_t want)
+{
+	t->lag[t->nlag++] = op->t_issue > want ? op->t_issue - want : 0;
+}
+
+static void exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, struct rp_clock *c)
+{
+	uint64_t want = 0, spun = 0, t1;
+	bool emul, waited = op->ntouch;
+
 	if (op->ntouch)
 		exec__touch(p, t, op);
-	op->t_issue = rp__now();
-	t->wait += op->t_issue - w0;
-	dep__set(&op->state, RS_STARTED);
-	if (op->kind == RK_SLEEP && natural)
-		exec__sleep(t, op);
+	if (ex.natural)
+		want = exec__compute(t, op, c, &spun);
+	if (op->ndeps && ex.o->order != RO_SINGLE) {
+		uint64_t d = exec__wait_deps(p, op);
+
+		if (d > want)
+			want = d;
+		waited = true;
+	}
+	/* --afap: a call that waited for nothing is issued at the end of the
+	 * thread's previous one, give or take the bookkeeping: one clock read
+	 * per call instead of two */
+	op->t_issue = waited || ex.natural ? rp__now() : c->end;
+	t->wait += op->t_issue - (spun ? spun : c->end);
+	if (spun && !op->ndeps) {
+		uint64_t d = op->t_issue - spun;
+
+		c->ovh = (c->ovh * 15 + (d < OVH_MAX ? d : OVH_MAX)) / 16;
+	}
+	if (op->start_waited)
+		dep__set(&op->state, RS_STARTED);
+	atomic_store_explicit(&t->incall, 1, memory_order_relaxed);
 	op->got = op__issue(p, t, op, &emul);
+	if (ex.natural)
+		exec__hold(t, op, c, want);
 	t1 = rp__now();
-	dep__set(&op->state, RS_DONE);
 	op->t_end = t1;
+	if (op->waited)
+		dep__set(&op->state, RS_DONE);
+	else
+		atomic_store_explicit(&op->state, RS_DONE, memory_order_relaxed);
+	atomic_store_explicit(&t->incall, 0, memory_order_relaxed);
 	t->busy += t1 - op->t_issue;
 	exec__account(p, t, op, emul);
-	if (natural && op__is_io(op->kind) && op->got != RP_SKIPPED)
-		exec__lag(op);
-	*last_end = t1;
-	atomic_fetch_add_explicit(&ex.progress, 1, memory_order_relaxed);
+	if (ex.natural && op__is_io(op->kind) && op->got != RP_SKIPPED)
+		exec__lag(t, op, want);
+	c->end = t1;
 }
 
 /* The last thread out wakes the watcher and fixes the replay's end. */
@@ -239,17 +315,47 @@ static void exec__finish(uint64_t end)
 		syscall(SYS_futex, &ex.running, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* CPU time of the calling replay thread: what the replay cost, whoever else
+ * ran on the machine meanwhile. */
+static uint64_t exec__cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void exec__clock_init(struct rp_clock *c)
+{
+	c->end = ex.t0;
+	c->ovh = ex.ovh0;
+	c->oversleep = OVERSLEEP_NS;
+}
+
 static void *exec__thread(void *arg)
 {
 	struct rp_thread *t = arg;
 	struct rp_plan *p = ex.p;
-	uint64_t last_end = ex.t0;
+	struct rp_clock c;
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	exec__clock_init(&c);
+	if (!ex.natural)
+		c.end = rp__now(); /* --afap: the first call's issue time */
+	/* a thread's compute before its first call counts from its creation */
+	if (t->gate != RP_NONE && t->nops) {
+		const struct rp_op *g = &p->ops[t->gate];
 
-	for (t->cur = 0; t->cur < t->nops; t->cur++)
-		exec__one(p, t, &p->ops[t->ops[t->cur]], &last_end);
-	exec__finish(last_end);
+		dep__wait((_Atomic uint32_t *)&g->state, RS_DONE);
+		c.end = g->t_end > c.end ? g->t_end : c.end;
+	}
+	for (uint32_t i = 0; i < t->nops; i++) {
+		atomic_store_explicit(&t->cur, i, memory_order_relaxed);
+		exec__one(p, t, &p->ops[t->ops[i]], &c);
+	}
+	atomic_store_explicit(&t->cur, t->nops, memory_order_relaxed);
+	t->cpu = exec__cpu();
+	exec__finish(c.end);
 	return NULL;
 }
 
@@ -257,21 +363,24 @@ static void *exec__thread(void *arg)
 static void *exec__single(void *arg)
 {
 	struct rp_plan *p = arg;
-	uint64_t last_end = ex.t0;
+	struct rp_clock c;
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-
+	exec__clock_init(&c);
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_thread *t = &p->th[p->ops[i].tidx];
 
-		p->th[0].cur = i;
-		exec__one(p, t, &p->ops[i], &last_end);
+		atomic_store_explicit(&p->th[0].cur, i, memory_order_relaxed);
+		exec__one(p, t, &p->ops[i], &c);
 	}
-	exec__finish(last_end);
+	atomic_store_explicit(&p->th[0].cur, p->nops, memory_order_relaxed);
+	p->th[0].cpu = exec__cpu();
+	exec__finish(c.end);
 	return NULL;
 }
 
-/* Replayer cost between two calls (two clock reads and the bookkeeping). */
+/* First guess at the replayer's cost from a compute spin to the issue (a
+ * clock read and the dep check); each thread then measures its own. */
 static uint64_t exec__calibrate(void)
 {
 	uint64_t best = UINT64_MAX;
@@ -282,14 +391,29 @@ static uint64_t exec__calibrate(void)
 		if (b - a < best)
 			best = b - a;
 	}
-	return best * 3;
+	return best * 2;
 }
 
-static int exec__buffers(struct rp_plan *p)
+/* Spin on deps only when every replay thread can have a CPU of its own. */
+static uint64_t exec__spin_budget(const struct rp_plan *p, const struct rp_opts *o)
+{
+	cpu_set_t set;
+	uint32_t ncpu = 1, nrun = o->order == RO_SINGLE ? 1 : p->nth;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		ncpu = CPU_COUNT(&set);
+	return nrun < ncpu ? SPIN_NS : 0;
+}
+
+/* Per thread: I/O buffer, skipped counts, and its slice of LAG. */
+static int exec__buffers(struct rp_plan *p, uint64_t *lag)
 {
 	for (uint32_t i = 0; i < p->nth; i++) {
 		struct rp_thread *t = &p->th[i];
 
+		t->lag = lag;
+		t->nlag = 0;
+		lag += t->nops;
 		t->skipped = calloc(p->ncalls + 1, sizeof(*t->skipped));
 		if (!t->skipped || posix_memalign(&t->buf, 4096, t->bufsz))
 			return -ENOMEM;
@@ -297,6 +421,19 @@ static int exec__buffers(struct rp_plan *p)
 		memset(t->buf, 'r', t->bufsz);
 	}
 	return 0;
+}
+
+/* The threads' lag slices, packed to the front of LAG. */
+static uint32_t exec__pack_lag(struct rp_plan *p, uint64_t *lag)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nth; i++) {
+		memmove(lag + n, p->th[i].lag, p->th[i].nlag * sizeof(*lag));
+		n += p->th[i].nlag;
+		p->th[i].lag = NULL;
+	}
+	return n;
 }
 
 static int exec__start(struct rp_plan *p, pthread_t *th, uint32_t *n)
@@ -326,33 +463,35 @@ static int exec__start(struct rp_plan *p, pthread_t *th, uint32_t *n)
 int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	pthread_t *th = calloc(p->nth + 1, sizeof(*th));
+	uint64_t *lag = calloc(p->nops + 1, sizeof(*lag));
 	uint32_t n;
 	int err;
 
 	memset(&ex, 0, sizeof(ex));
 	ex.p = p;
 	ex.o = o;
-	ex.lag = calloc(p->nops + 1, sizeof(*ex.lag));
-	if (!th || !ex.lag || exec__buffers(p)) {
+	ex.natural = o->timing == RT_NATURAL;
+	ex.speed = o->speed > 0 ? o->speed : 1;
+	if (!th || !lag || exec__buffers(p, lag)) {
 		free(th);
+		free(lag);
 		return -ENOMEM;
 	}
-	ex.overhead = exec__calibrate();
-	ex.spin_ns = SPIN_NS;
-	ex.margin_ns = SLEEP_MARGIN_NS;
+	ex.ovh0 = exec__calibrate();
+	ex.spin_ns = exec__spin_budget(p, o);
 	ex.t0 = rp__now();
 	err = exec__start(p, th, &n);
 	if (err)
 		return -EAGAIN; /* the threads started may wait for ones that were not */
-	r->stalled = !exec__watch(p, o, &ex.progress, &ex.running, &ex.pacing);
+	r->stalled = !exec__watch(p, o, &ex.running, &ex.pacing);
 	r->wall = (r->stalled ? rp__now() : atomic_load(&ex.end)) - ex.t0;
 	if (r->stalled)
 		return -EDEADLK; /* threads are stuck in calls: leave them */
 	for (uint32_t i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	free(th);
-	r->lag = ex.lag;
-	r->nlag = atomic_load(&ex.nlag);
+	r->lag = lag;
+	r->nlag = exec__pack_lag(p, lag);
 	/* ops' times become relative to the replay start for the report */
 	for (uint32_t i = 0; i < p->nops; i++) {
 		p->ops[i].t_issue = p->ops[i].t_issue ? p->ops[i].t_issue - ex.t0 : 0;

@@ -57,16 +57,22 @@ static size_t io_len(const struct rp_thread *t, const struct rp_op *op)
 	return n < t->bufsz ? n : t->bufsz;
 }
 
+/*
+ * The data calls go through syscall(): the libc wrappers are cancellation
+ * points, and in a threaded process each one switches asynchronous
+ * cancellation on and off with two atomic exchanges, a tenth of the cost of
+ * a cached 4 KiB pread.  The replayer never cancels its threads.
+ */
 static int64_t fd__io(struct rp_thread *t, const struct rp_op *op, int fd)
 {
 	struct iovec iov = { t->buf, io_len(t, op) };
 	ssize_t r;
 
 	switch (op->kind) {
-	case RK_READ: r = read(fd, iov.iov_base, iov.iov_len); break;
-	case RK_WRITE: r = write(fd, iov.iov_base, iov.iov_len); break;
-	case RK_PREAD: r = pread(fd, iov.iov_base, iov.iov_len, op->a[1]); break;
-	case RK_PWRITE: r = pwrite(fd, iov.iov_base, iov.iov_len, op->a[1]); break;
+	case RK_READ: r = syscall(SYS_read, fd, iov.iov_base, iov.iov_len); break;
+	case RK_WRITE: r = syscall(SYS_write, fd, iov.iov_base, iov.iov_len); break;
+	case RK_PREAD: r = syscall(SYS_pread64, fd, iov.iov_base, iov.iov_len, op->a[1]); break;
+	case RK_PWRITE: r = syscall(SYS_pwrite64, fd, iov.iov_base, iov.iov_len, op->a[1]); break;
 	case RK_READV: r = readv(fd, &iov, 1); break;
 	case RK_WRITEV: r = writev(fd, &iov, 1); break;
 	case RK_PREADV: r = preadv2(fd, &iov, 1, op->a[1], op->a[2]); break;

@@ -39,6 +39,21 @@ uint32_t plan__call_idx(struct rp_plan *p, const char *name)
 	return v[p->ncalls] ? p->ncalls++ : RP_NONE;
 }
 
+int rp__grow(void **v, size_t size, size_t n, size_t cap)
+{
+	/* a multiple of 64: aligned_alloc wants the size to be one */
+	size_t bytes = (cap * size + 63) & ~(size_t)63;
+	void *nv = aligned_alloc(64, bytes ? bytes : 64);
+
+	if (!nv)
+		return -ENOMEM;
+	if (n)
+		memcpy(nv, *v, n * size);
+	free(*v);
+	*v = nv;
+	return 0;
+}
+
 uint32_t plan__proc(struct rp_plan *p, int32_t pid)
 {
 	struct rp_proc *v;
@@ -68,10 +83,9 @@ struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid)
 			return &p->th[last = i];
 	if (pid < 0)
 		return NULL;
-	v = realloc(p->th, (p->nth + 1) * sizeof(*v));
-	if (!v)
+	if (rp__grow((void **)&p->th, sizeof(*p->th), p->nth, p->nth + 1))
 		return NULL;
-	p->th = v;
+	v = p->th;
 	memset(&v[p->nth], 0, sizeof(*v));
 	v[p->nth].tid = tid;
 	v[p->nth].pid = pid;
@@ -232,11 +246,9 @@ static struct rp_op *load__new_op(struct loader *l)
 
 	if (p->nops == l->cap) {
 		uint32_t cap = l->cap ? l->cap * 2 : 1024;
-		struct rp_op *v = realloc(p->ops, cap * sizeof(*v));
 
-		if (!v)
+		if (rp__grow((void **)&p->ops, sizeof(*p->ops), p->nops, cap))
 			return NULL;
-		p->ops = v;
 		l->cap = cap;
 	}
 	memset(&p->ops[p->nops], 0, sizeof(p->ops[0]));

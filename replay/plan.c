@@ -103,28 +103,69 @@ static int plan__order(struct rp_plan *p, enum rp_order order)
 	return err;
 }
 
-static uint64_t plan__ready(const struct rp_plan *p, const struct rp_op *op)
-{
-	uint64_t r = op->ts;
-
-	for (uint32_t k = 0; k < op->ndeps; k++) {
-		const struct rp_op *d = &p->ops[op->deps[k] & ~RP_DEP_START];
-		uint64_t t = d->ts + (op->deps[k] & RP_DEP_START ? 0 : d->dur);
-
-		if (t > r)
-			r = t;
-	}
-	return r;
-}
-
 static void plan__times(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];
 
-		op->ready = plan__ready(p, op);
 		if (op->ts + op->dur > p->trace_wall)
 			p->trace_wall = op->ts + op->dur;
+	}
+}
+
+/* futex operations that can put the caller to sleep; the others (wake,
+ * requeue, unlock) return at once, and their time is the kernel's work. */
+static bool futex_may_block(int64_t op)
+{
+	switch (op & 127) { /* without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME */
+	case 0:	 /* FUTEX_WAIT */
+	case 6:	 /* FUTEX_LOCK_PI */
+	case 9:	 /* FUTEX_WAIT_BITSET */
+	case 11: /* FUTEX_WAIT_REQUEUE_PI */
+	case 13: /* FUTEX_LOCK_PI2 */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A call that may block on something other than storage and has no causal
+ * dep blocked on something the trace cannot explain: a timeout, a client
+ * outside the trace, a wakeup from an untraced thread.  Decided on the
+ * trace's own deps, before an --order baseline replaces them, so that every
+ * order holds the same calls.  Reads and writes of files are never held:
+ * how long they take is what the replay measures.  Nor is a futex wake: its
+ * waiters were woken during the call, and holding it would hold them.
+ */
+static void plan__holds(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+		enum rp_kind k = op->kind;
+		bool may_block = k == RK_WAIT || k == RK_ACCEPT || k == RK_RECV ||
+				 k == RK_CONNECT || ((k == RK_READ || k == RK_READV) && op->stream);
+
+		if (k == RK_WAIT && op->a[0] >= 0 && !futex_may_block(op->a[0]))
+			may_block = false;
+		op->hold = may_block && !op->ndeps;
+	}
+}
+
+/* Which ops someone waits for: the others finish without an atomic exchange. */
+static void plan__waited(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		const struct rp_op *op = &p->ops[i];
+
+		for (uint32_t k = 0; k < op->ndeps; k++) {
+			struct rp_op *d = &p->ops[op->deps[k] & ~RP_DEP_START];
+
+			if (op->deps[k] & RP_DEP_START)
+				d->start_waited = true;
+			else
+				d->waited = true;
+		}
 	}
 }
 
@@ -170,6 +211,7 @@ int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 	if (dropped)
 		dbg("%u deps name events not in the trace or the same thread: dropped", dropped);
 	err = plan__thread_lists(p);
+	plan__holds(p);
 	if (!err)
 		err = plan__order(p, o->order);
 	if (!err)
@@ -185,6 +227,7 @@ int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 		warn("%u deps would deadlock with thread order: dropped", broken);
 	if (o->order == RO_SINGLE)
 		plan__single_nonblock(p);
+	plan__waited(p);
 	plan__times(p);
 	plan__buffers(p);
 	return 0;

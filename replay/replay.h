@@ -23,7 +23,7 @@
 enum rp_kind {
 	RK_IGNORE, /* not I/O (memory, ids, signals): nothing to replay */
 	RK_SKIP,   /* I/O the replayer cannot reproduce yet: counted by call */
-	RK_WAIT,   /* futex, poll, epoll, wait4: only its deps are the wait */
+	RK_WAIT,   /* futex, poll, epoll, wait4: only its deps are the wait; a0 futex_op or -1 */
 	RK_SLEEP,  /* nanosleep, clock_nanosleep: sleeps the recorded duration */
 	RK_EXIT,
 	RK_OPEN,
@@ -91,11 +91,15 @@ enum rp_timing { RT_AFAP, RT_NATURAL };
 #define RS_MASK 3u
 #define RS_WAITERS 4u
 
+/*
+ * One call of the trace.  The run-time fields start on their own cache line,
+ * and the array is cache-line aligned (rp__grow), so a replay thread writing
+ * its op never shares a line with another thread reading the next op.
+ */
 struct rp_op {
 	uint64_t ts;	   /* recorded enter time, ns since the trace start */
 	uint64_t dur;	   /* recorded duration */
 	uint64_t compute;  /* compute before the call, ns */
-	uint64_t ready;	   /* recorded time it could first proceed: ts or a dep's end */
 	int64_t ret;	   /* recorded result, -errno on failure */
 	int64_t a[4];	   /* kind-specific: count, offset, flags, mode, slot */
 	const char *path;  /* absolute trace path, resolved in the root at run time */
@@ -111,10 +115,16 @@ struct rp_op {
 	int32_t fd, fd2; /* recorded fds, -1 when none */
 	uint16_t kind;	 /* enum rp_kind */
 	bool nonblock;	 /* --order single: never block on a pipe end */
+	bool stream;	 /* a read of a pipe, socket or character device */
+	/* a wait the trace cannot explain (blocked, no traced waker): in natural
+	 * timing the call lasts at least its recorded duration */
+	bool hold;
+	bool waited;	   /* some op waits for it to finish */
+	bool start_waited; /* some op waits for it to start (--order temporal) */
 	/* run time */
-	_Atomic uint32_t state;	 /* RS_* */
-	int64_t got;		 /* replay result */
-	uint64_t t_issue, t_end; /* replay clock, ns since the replay start */
+	_Alignas(64) _Atomic uint32_t state; /* RS_* */
+	int64_t got;			     /* replay result */
+	uint64_t t_issue, t_end;	     /* replay clock, ns since the replay start */
 };
 
 /*
@@ -168,6 +178,8 @@ struct rp_proc {
 #define RP_FL_CLOEXEC 1u
 #define RP_FL_EMUL_WRITE 2u /* host device opened read-only: writes are emulated */
 
+/* One per traced thread; cache-line aligned (rp__grow) so that the counters
+ * a replay thread updates after every call are on lines of its own. */
 struct rp_thread {
 	int32_t tid, pid;
 	uint32_t pidx;
@@ -175,13 +187,17 @@ struct rp_thread {
 	uint32_t nops, cap;
 	uint32_t gate; /* op that created this thread, or RP_NONE */
 	size_t bufsz;
-	void *buf; /* per-thread I/O buffer, page aligned */
+	void *buf;	   /* per-thread I/O buffer, page aligned */
+	uint32_t *skipped; /* per call index */
+	uint64_t *lag;	   /* natural timing: lag of each issued call */
 	/* run time, ns */
-	uint64_t busy, wait, compute, hold, sleep;
+	_Alignas(64) uint64_t busy, wait, compute, hold, sleep;
+	uint64_t cpu; /* CPU time of the replay thread that ran it */
 	uint64_t issued, failed, shrt, emulated;
 	uint64_t pages_touched, pages_unmapped;
-	uint32_t *skipped; /* per call index */
-	uint32_t cur;	   /* position in ops, for the stall report */
+	uint32_t nlag;
+	_Atomic uint32_t cur;	 /* position in ops: progress and the stall report */
+	_Atomic uint8_t incall; /* inside the call at cur, for the stall report */
 };
 
 /* Initial sandbox state: one entry per header file plus implied parent dirs. */
@@ -246,6 +262,8 @@ struct rp_opts {
 };
 
 /* load.c: parse FILE into a raw plan; 0 or -errno (message already printed). */
+/* Grows *V from N to CAP elements of SIZE bytes, cache-line aligned; 0 or -ENOMEM. */
+int rp__grow(void **v, size_t size, size_t n, size_t cap);
 int plan__load(struct rp_plan *p, const char *file);
 /* plan.c: resolve fds, deps and sizes for the chosen order. */
 int plan__compile(struct rp_plan *p, const struct rp_opts *o);
@@ -291,7 +309,7 @@ int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul);
 /* exec.c */
 struct rp_run {
 	uint64_t wall; /* replay phase only */
-	uint64_t *lag; /* natural mode: per issued op */
+	uint64_t *lag; /* natural timing: actual minus intended issue, per issued call */
 	uint32_t nlag;
 	bool stalled;
 };

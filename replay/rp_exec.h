@@ -12,7 +12,7 @@ void exec__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 /* The first failed (or short) ops, as indexes, for the report. */
 uint32_t exec__failures(const uint32_t **ids, bool shorts);
 /* Main thread: progress and stall detection; false when the replay stalled. */
-bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint64_t *progress,
-		 _Atomic uint32_t *running, _Atomic uint32_t *pacing);
+bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
+		 _Atomic uint32_t *pacing);
 
 #endif

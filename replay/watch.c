@@ -80,15 +80,18 @@ static void watch__stall(const struct rp_plan *p, const struct rp_opts *o)
 		const struct rp_thread *t = &p->th[i];
 		const struct rp_op *op;
 
+		uint32_t cur = atomic_load_explicit(&t->cur, memory_order_relaxed);
+
 		if (o->order == RO_SINGLE)
-			op = t->cur < p->nops && i == 0 ? &p->ops[t->cur] : NULL;
+			op = cur < p->nops && i == 0 ? &p->ops[cur] : NULL;
 		else
-			op = t->cur < t->nops ? &p->ops[t->ops[t->cur]] : NULL;
+			op = cur < t->nops ? &p->ops[t->ops[cur]] : NULL;
 		if (!op)
 			continue;
 		err("  thread %d at event %u (%s)%s", t->tid, op->id, p->calls[op->call],
-		    atomic_load(&op->state) & RS_STARTED ? ": inside the call" :
-							   ": waiting for its deps");
+		    atomic_load_explicit(&t->incall, memory_order_relaxed) ?
+			    ": inside the call" :
+			    ": waiting for its deps");
 		for (uint32_t k = 0; k < op->ndeps && k < 8; k++) {
 			const struct rp_op *d = &p->ops[op->deps[k] & ~RP_DEP_START];
 
@@ -98,16 +101,26 @@ static void watch__stall(const struct rp_plan *p, const struct rp_opts *o)
 	}
 }
 
+/* Calls done: each replay thread publishes its position, no shared counter. */
+static uint64_t watch__progress(const struct rp_plan *p)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < p->nth; i++)
+		n += atomic_load_explicit(&p->th[i].cur, memory_order_relaxed);
+	return n;
+}
+
 /* true when every thread finished, false on a stall. */
-bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint64_t *progress,
-		 _Atomic uint32_t *running, _Atomic uint32_t *pacing)
+bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
+		 _Atomic uint32_t *pacing)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	uint64_t last = 0, idle = 0;
 	uint32_t n;
 
 	while ((n = atomic_load(running))) {
-		uint64_t now = atomic_load(progress);
+		uint64_t now = watch__progress(p);
 
 		/* the last thread out wakes us */
 		syscall(SYS_futex, running, FUTEX_WAIT_PRIVATE, n, &tick, NULL, 0);
@@ -123,7 +136,7 @@ bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint6
 		}
 	}
 	if (o->progress) {
-		watch__bar(p, atomic_load(progress));
+		watch__bar(p, watch__progress(p));
 		fputc('\n', stderr);
 	}
 	return true;

@@ -166,12 +166,113 @@ static void test_replay__release_under_many_threads(void)
 	free(text);
 }
 
+/* One event of thread TID: CALL with no arguments that matter. */
+#define EV(id, tid, call, ts, dur, compute, deps)                                            \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"" call "\","  \
+	"\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0,\"ts\":" #ts              \
+	",\"dur\":" #dur ",\"compute_ns\":" #compute ",\"deps\":[" deps "]}\n"
+
+static int run_natural(struct rp_plan *p, struct rp_run *r)
+{
+	struct rp_opts opts = { .timing = RT_NATURAL, .order = RO_CAUSAL, .speed = 1,
+				.root = "/nonexistent", .stall_sec = 30 };
+
+	memset(r, 0, sizeof(*r));
+	return exec__run(p, &opts, r);
+}
+
+/* The replayer's own cost that a compute spin leaves out (exec.c OVH_MAX). */
+#define OVH_MAX_NS 5000
+
+/* Natural timing: a call with a recorded compute of N starts no earlier than
+ * N after the thread's previous call ended, less the replayer's own cost. */
+static void test_replay__natural_compute_lower_bound(void)
+{
+	static const char text[] = HDR(2)
+		EV(0, 1, "brk", 100, 10, 0, "")
+		EV(1, 1, "brk", 200, 10, 20000000, "");
+	struct rp_plan p;
+	struct rp_run r;
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT(p.ops[1].t_issue + OVH_MAX_NS >= p.ops[0].t_end + 20000000);
+	CU_ASSERT(p.th[0].compute > 0);
+	free(r.lag);
+	plan__free(&p);
+}
+
+/*
+ * Natural timing is not a timestamp replay: calls that were slow when
+ * recorded (here 40 ms each, 50 ms apart, no compute) and are fast now do
+ * not wait for their recorded times: a timestamp replay would take 200 ms of
+ * the trace's 240, this one takes what five calls take.
+ */
+static void test_replay__natural_faster_than_slow_trace(void)
+{
+	static const char text[] = HDR(5)
+		EV(0, 1, "brk", 0, 40000000, 0, "")
+		EV(1, 1, "brk", 50000000, 40000000, 0, "")
+		EV(2, 1, "brk", 100000000, 40000000, 0, "")
+		EV(3, 1, "brk", 150000000, 40000000, 0, "")
+		EV(4, 1, "brk", 200000000, 40000000, 0, "");
+	struct rp_plan p;
+	struct rp_run r;
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.trace_wall, 240000000);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT(r.wall < p.trace_wall / 2);
+	free(r.lag);
+	plan__free(&p);
+}
+
+/*
+ * A wait with no traced waker keeps its recorded duration, from the end of
+ * the thread's previous call; a wait with a dep is its dep, and storage I/O
+ * and futex wakes are never held.  Which calls are held does not depend on the order.
+ */
+static void test_replay__unexplained_wait_held(void)
+{
+	static const char text[] = HDR(5)
+		EV(0, 1, "brk", 100, 10, 0, "")
+		EV(1, 1, "futex", 200, 30000000, 0, "")
+		EV(2, 2, "futex", 300, 30000000, 0, "{\"id\":0,\"kind\":\"wakeup\"}")
+		EV(3, 2, "pread64", 400, 30000000, 0, "")
+		/* FUTEX_WAKE_PRIVATE never blocks: its time is the kernel's work */
+		"{\"type\":\"event\",\"id\":4,\"pid\":1,\"tid\":2,\"call\":\"futex\","
+		"\"args\":{\"uaddr\":4096,\"futex_op\":129,\"val\":1},\"ret\":1,\"ts\":500,"
+		"\"dur\":30000000,\"compute_ns\":0,\"deps\":[]}\n";
+	struct rp_plan p;
+	struct rp_run r;
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_NONE) == 0);
+	CU_ASSERT_TRUE(p.ops[1].hold);
+	CU_ASSERT_FALSE(p.ops[2].hold);
+	CU_ASSERT_FALSE(p.ops[3].hold);
+	CU_ASSERT_FALSE(p.ops[4].hold);
+	plan__free(&p);
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	CU_ASSERT_TRUE(p.ops[1].hold);
+	CU_ASSERT_FALSE(p.ops[2].hold);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT(p.ops[1].t_end >= p.ops[0].t_end + 30000000);
+	CU_ASSERT(p.ops[2].t_issue >= p.ops[0].t_end);
+	CU_ASSERT(p.th[0].hold > 0);
+	free(r.lag);
+	plan__free(&p);
+}
+
 static CU_TestInfo tests[] = {
 	{ "causal deps become op indexes", test_replay__causal_deps },
 	{ "orders none and temporal", test_replay__order_none_and_temporal },
 	{ "a deadlocking dep is dropped", test_replay__deadlock_dropped },
 	{ "bad input refused", test_replay__bad_input },
 	{ "dep release under 16 threads", test_replay__release_under_many_threads },
+	{ "natural: compute is a lower bound", test_replay__natural_compute_lower_bound },
+	{ "natural: faster than a slow trace", test_replay__natural_faster_than_slow_trace },
+	{ "natural: unexplained waits held", test_replay__unexplained_wait_held },
 	CU_TEST_INFO_NULL,
 };
 

@@ -399,6 +399,26 @@ test_sleeps_and_speed()
 	[ "$(r .wall_ns)" -lt 50000000 ] || fail "--afap took $(r .wall_ns) ns"
 }
 
+# Natural timing keeps the recorded duration of waits the trace cannot
+# explain (no traced waker: a server waiting for an outside client), from the
+# end of the thread's previous call; a wait with a dep is only its dep.
+test_unexplained_waits_held()
+{
+	{
+		echo '{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":2},{"pid":10,"tid":11,"comm":"x","events":1}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[],"events":3}'
+		echo '{"type":"event","id":0,"pid":10,"tid":10,"call":"epoll_wait","args":{"epfd":{"fd":3,"type":"anon"},"events":1,"maxevents":8,"timeout":-1},"ret":1,"ts":1000,"dur":150000000,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":1,"pid":10,"tid":11,"call":"futex","args":{"uaddr":4096,"futex_op":128,"val":0},"ret":0,"ts":2000,"dur":150000000,"compute_ns":0,"deps":[{"id":0,"kind":"wakeup"}]}'
+		echo '{"type":"event","id":2,"pid":10,"tid":10,"call":"futex","args":{"uaddr":4096,"futex_op":128,"val":0},"ret":0,"ts":150002000,"dur":100000000,"compute_ns":0,"deps":[]}'
+	} >t.jsonl
+	replay t.jsonl root --natural
+	no_failures
+	ge "natural wall" "$(r .wall_ns)" 250000000
+	ge "held" "$(r '.threads[] | select(.tid == 10) | .hold_ns')" 200000000
+	eq "a wait with a dep is not held" "$(r '.threads[] | select(.tid == 11) | .hold_ns')" 0
+	replay t.jsonl root --natural --order none
+	ge "held in every order" "$(r .wall_ns)" 250000000
+}
+
 # --user: prepared as root, replayed as nobody; the root's files are
 # nobody's, the calls all succeed, and nothing of root's is left writable.
 test_user_drop()
