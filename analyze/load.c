@@ -11,6 +11,7 @@
 #include "an.h"
 #include "log.h"
 #include "record.h"
+#include "sort.h"
 #include "trace.h"
 
 static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off)
@@ -273,15 +274,55 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 	}
 }
 
-static int cmp_event(const void *a, const void *b)
+/* Moves ev[perm[i]] to ev[i] for every i, cycle by cycle; perm ends as the identity. */
+static void permute_events(struct an_event *ev, uint32_t *perm, uint32_t n)
 {
-	const struct an_event *x = a, *y = b;
+	for (uint32_t i = 0; i < n; i++) {
+		struct an_event tmp;
+		uint32_t j = i, k;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->tidx != y->tidx)
-		return x->tidx < y->tidx ? -1 : 1;
-	return x->rec < y->rec ? -1 : (x->rec > y->rec);
+		if (perm[i] == i)
+			continue;
+		tmp = ev[i];
+		for (;;) {
+			k = perm[j];
+			perm[j] = j;
+			if (k == i)
+				break;
+			ev[j] = ev[k];
+			j = k;
+		}
+		ev[j] = tmp;
+	}
+}
+
+/*
+ * Enter order: by ts, then thread, then arrival (the arena offset).  Radix
+ * passes by thread and then by ts, in place, with no copy of the events: the
+ * events are the largest array the load holds besides the arena.
+ */
+static int sort_events(struct analysis *an)
+{
+	uint64_t *key = malloc((an->nev + 1) * sizeof(*key));
+	uint32_t *perm = malloc((an->nev + 1) * sizeof(*perm));
+	int err = -ENOMEM;
+
+	if (!key || !perm)
+		goto out;
+	for (uint32_t i = 0; i < an->nev; i++) {
+		key[i] = an->ev[i].tidx;
+		perm[i] = i;
+	}
+	err = sort__by_key(key, perm, an->nev);
+	for (uint32_t i = 0; !err && i < an->nev; i++)
+		key[i] = an->ev[perm[i]].ts;
+	err = err ?: sort__by_key(key, perm, an->nev);
+	if (!err)
+		permute_events(an->ev, perm, an->nev);
+out:
+	free(key);
+	free(perm);
+	return err;
 }
 
 static int thread_push(struct an_thread *t, uint32_t id)
@@ -350,8 +391,8 @@ drop:
 /* Enter-time order, per-thread lists, and which calls follow a loss gap. */
 static int index_events(struct analysis *an)
 {
-	if (an->nev)
-		qsort(an->ev, an->nev, sizeof(*an->ev), cmp_event);
+	if (sort_events(an))
+		return -ENOMEM;
 	an->evflags = calloc(an->nev + 1, 1);
 	if (!an->evflags)
 		return -ENOMEM;

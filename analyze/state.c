@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include "record.h"
+#include "sort.h"
 #include "state.h"
 #include "syscalls.h"
 
@@ -479,30 +480,21 @@ static int apply_fork(struct analysis *an, const struct an_side *s)
 	return 0;
 }
 
-static const struct analysis *sort_an;
-
-static int cmp_end(const void *a, const void *b)
-{
-	const struct an_event *x = &sort_an->ev[*(const uint32_t *)a];
-	const struct an_event *y = &sort_an->ev[*(const uint32_t *)b];
-
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/* Event ids in exit order.  Caller frees. */
+/* Event ids in exit order, ties in id order.  Caller frees. */
 uint32_t *an__exit_order(const struct analysis *an)
 {
 	uint32_t *o = malloc((an->nev + 1) * sizeof(*o));
+	uint64_t *end = malloc((an->nev + 1) * sizeof(*end));
 
-	if (!o)
-		return NULL;
-	for (uint32_t i = 0; i < an->nev; i++)
+	for (uint32_t i = 0; o && end && i < an->nev; i++) {
 		o[i] = i;
-	sort_an = an;
-	if (an->nev)
-		qsort(o, an->nev, sizeof(*o), cmp_end);
+		end[i] = an->ev[i].end;
+	}
+	if (!o || !end || sort__by_key(end, o, an->nev)) {
+		free(o);
+		o = NULL;
+	}
+	free(end);
 	return o;
 }
 

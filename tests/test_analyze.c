@@ -16,6 +16,7 @@
 
 #include "analyze.h"
 #include "record.h"
+#include "sort.h"
 #include "trace.h"
 
 #define NO	UINT32_MAX
@@ -461,6 +462,41 @@ static void test_analyze__short_read_before_write(void)
 	tb_free(&b);
 }
 
+/* Equal keys keep their order, whatever the keys' span, n of 0 and 1 included. */
+static void test_analyze__sort_stable(void)
+{
+	uint64_t key[] = { 5, UINT64_MAX, 0, 5, 1ull << 40, 0, 5, UINT64_MAX };
+	uint64_t want_key[] = { 0, 0, 5, 5, 5, 1ull << 40, UINT64_MAX, UINT64_MAX };
+	uint32_t val[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	uint32_t want_val[] = { 2, 5, 0, 3, 6, 4, 1, 7 };
+
+	CU_ASSERT_FATAL(sort__by_key(key, val, 8) == 0);
+	CU_ASSERT(!memcmp(key, want_key, sizeof(key)));
+	CU_ASSERT(!memcmp(val, want_val, sizeof(val)));
+	CU_ASSERT(sort__by_key(key, val, 1) == 0 && val[0] == 2);
+	CU_ASSERT(sort__by_key(key, val, 0) == 0);
+}
+
+/* Ids follow enter time, then thread (first seen first), then arrival. */
+static void test_analyze__enter_order(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_getpid, .ts = 20, .dur = 1);	/* thread 0 */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 10, .dur = 30);	/* thread 1 */
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_getpid, .ts = 30, .dur = 1);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 20, .dur = 0);	/* ties thread 0 */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 20, .dur = 0);	/* ties itself */
+	CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
+	CU_ASSERT(ev(&b, 1, 0) == 0);
+	CU_ASSERT(ev(&b, 2, 0) == 1);
+	CU_ASSERT(ev(&b, 1, 1) == 2);
+	CU_ASSERT(ev(&b, 1, 2) == 3);
+	CU_ASSERT(ev(&b, 2, 1) == 4);
+	tb_free(&b);
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "wakeup", test_analyze__wakeup },
@@ -474,6 +510,8 @@ static CU_TestInfo tests[] = {
 	{ "rename of a dir with an open file", test_analyze__rename_dir_with_open_file },
 	{ "no interaction, no edge", test_analyze__no_interaction_no_edge },
 	{ "short read before a write", test_analyze__short_read_before_write },
+	{ "sort: stable, any span", test_analyze__sort_stable },
+	{ "enter order and its ties", test_analyze__enter_order },
 	CU_TEST_INFO_NULL,
 };
 
