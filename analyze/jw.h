@@ -9,7 +9,8 @@
 #define JW_BUF	(1u << 20)
 
 struct jw {
-	FILE *f;
+	FILE *f;	/* written with fwrite, or */
+	int fd;		/* with write(2) when >= 0: no second copy through stdio */
 	size_t len;
 	int err;	/* first write error, -errno */
 	char buf[JW_BUF];
@@ -19,6 +20,8 @@ struct jw {
 
 /* The caller owns w (it is large: allocate it) and f. */
 void jw__init(struct jw *w, FILE *f);
+/* The same on a file descriptor the caller owns; flush the FILE on it first. */
+void jw__init_fd(struct jw *w, int fd);
 /* Writes out the buffer, then n bytes that do not fit in it. */
 void jw__spill(struct jw *w, const char *s, size_t n);
 
@@ -40,6 +43,10 @@ static inline void jw__lit(struct jw *w, const char *s)
 }
 void jw__u64(struct jw *w, uint64_t v);
 void jw__s64(struct jw *w, int64_t v);
+/* Bytes jw__quote() may write for a string of n bytes. */
+#define JW_QUOTED_MAX(n)	(6 * (size_t)(n) + 2)
+/* Writes s quoted and escaped at dst (JW_QUOTED_MAX(strlen(s)) bytes); returns the length. */
+size_t jw__quote(char *dst, const char *s);
 /* A JSON string, quoted and escaped. */
 void jw__str(struct jw *w, const char *s);
 /* "key": */
