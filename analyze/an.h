@@ -108,6 +108,7 @@ struct analysis {
 	struct an_vec pages;	/* struct an_page, by ev once loaded */
 	uint64_t pages_dropped;	/* page records inside calls or after a thread's last */
 	struct htab tid_idx, pid_idx, file_idx;
+	uint32_t last_tid, last_tidx;	/* the load's last thread: records come in runs */
 	struct strtab strs;
 	uint64_t t0;		/* trace start, CLOCK_MONOTONIC */
 	uint64_t lost_events;	/* loss counters of the stats record plus seq gaps */

@@ -52,9 +52,16 @@ struct io {			/* a read or write collected for the data pass, 8 bytes */
 	uint8_t read, file;
 };
 
+struct wlast {			/* wlist_of()'s last answer for one list kind */
+	uint64_t ino;
+	uint32_t dev;
+	uint32_t idx;		/* in wl, or AN_NONE */
+};
+
 struct data {
 	struct htab qidx, widx, wkey, rkey;	/* -> queue, wlist; socket ino -> key slot */
 	struct an_vec q, wl, keys;		/* struct queue, struct wlist, uint64_t */
+	struct wlast last[2];			/* by LIST_*: reads come in runs of one file */
 };
 
 static uint64_t key_unix(uint64_t ino)
@@ -210,14 +217,21 @@ enum { LIST_WRITES, LIST_SHORT_READS };
 static struct wlist *wlist_of(struct data *d, const struct iot_fd *f, uint64_t which)
 {
 	uint64_t id[3] = { f->dev, f->ino, which };
-	uint64_t key = hash64(id, sizeof(id));
-	uint32_t i = htab__get(&d->widx, key);
+	struct wlast *last = &d->last[which];
+	uint64_t key;
+	uint32_t i;
 
-	if (i != AN_NONE)
-		return vec__at(&d->wl, i);
-	if (!vec__push(&d->wl) || htab__set(&d->widx, key, d->wl.n - 1))
-		return NULL;
-	return vec__at(&d->wl, d->wl.n - 1);
+	if (last->idx != AN_NONE && last->dev == f->dev && last->ino == f->ino)
+		return vec__at(&d->wl, last->idx);
+	key = hash64(id, sizeof(id));
+	i = htab__get(&d->widx, key);
+	if (i == AN_NONE) {
+		if (!vec__push(&d->wl) || htab__set(&d->widx, key, d->wl.n - 1))
+			return NULL;
+		i = d->wl.n - 1;
+	}
+	*last = (struct wlast){ .ino = f->ino, .dev = f->dev, .idx = i };
+	return vec__at(&d->wl, i);
 }
 
 static int wlist_add(struct wlist *l, struct wrange r)
@@ -416,7 +430,8 @@ static void data_free(struct data *d)
 int an__data(struct analysis *an)
 {
 	struct data d = { .q.esz = sizeof(struct queue), .wl.esz = sizeof(struct wlist),
-			  .keys.esz = sizeof(uint64_t) };
+			  .keys.esz = sizeof(uint64_t),
+			  .last = { { .idx = AN_NONE }, { .idx = AN_NONE } } };
 	struct io *io = NULL;
 	uint32_t n = 0, *order = NULL;
 	int err;

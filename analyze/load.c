@@ -36,11 +36,17 @@ static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off
 
 static uint32_t thread_get(struct analysis *an, uint32_t pid, uint32_t tid)
 {
-	uint32_t idx = htab__get(&an->tid_idx, tid);
+	uint32_t idx;
 	struct an_thread *t;
 
-	if (idx != AN_NONE)
+	if (an->last_tidx != AN_NONE && an->last_tid == tid)
+		return an->last_tidx;
+	idx = htab__get(&an->tid_idx, tid);
+	if (idx != AN_NONE) {
+		an->last_tid = tid;
+		an->last_tidx = idx;
 		return idx;
+	}
 	t = vec__push(&an->threads);
 	if (!t || htab__set(&an->tid_idx, tid, an->threads.n - 1))
 		return AN_NONE;
@@ -446,6 +452,7 @@ int an__load(struct analysis *an, const char *path, const void *buf, size_t len)
 
 	if (!r)
 		return -errno;
+	an->last_tidx = AN_NONE;
 	while (!err && (ret = trace_reader__next(r, &h)) == 1) {
 		err = add_record(an, h);
 		nrec++;

@@ -23,12 +23,18 @@
 struct st_proc *st__proc(struct analysis *an, uint32_t pid)
 {
 	struct an_state *st = an->state;
-	uint32_t idx = htab__get(&st->proc_idx, pid);
+	uint32_t idx;
 	struct st_proc *p;
 	uint32_t ai;
 
-	if (idx != AN_NONE)
+	if (st->last_proc != AN_NONE && st->last_pid == pid)
+		return vec__at(&st->procs, st->last_proc);
+	idx = htab__get(&st->proc_idx, pid);
+	if (idx != AN_NONE) {
+		st->last_pid = pid;
+		st->last_proc = idx;
 		return vec__at(&st->procs, idx);
+	}
 	p = vec__push(&st->procs);
 	if (!p || htab__set(&st->proc_idx, pid, st->procs.n - 1))
 		return NULL;
@@ -547,6 +553,7 @@ int an__state(struct analysis *an)
 	}
 	st->procs.esz = sizeof(struct st_proc);
 	st->res.esz = sizeof(struct res);
+	st->last_proc = st->last_file = AN_NONE;
 	an->state = st;
 	err = walk(an, order);
 	an->state = NULL;
