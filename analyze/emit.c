@@ -54,7 +54,16 @@ struct emit {
 	const struct analysis *an;
 	struct call_text **call;	/* by syscall number, built on first use */
 	struct text *str;		/* by interned string id, built on first use */
+	struct jw_num *nums;		/* NUM_NR per thread */
+	struct jw_num *num;		/* the current line's thread's */
 };
+
+/*
+ * Numbers that repeat from one call of a thread to its next (its pid and
+ * tid, the fd, file and buffer it reads, the size it asks for) are copied
+ * from that thread's previous line instead of formatted again.
+ */
+enum { NUM_PID, NUM_TID, NUM_DEV, NUM_INO, NUM_POS, NUM_RET, NUM_ARG0, NUM_NR = NUM_ARG0 + 6 };
 
 static int text_set(struct text *t, const char *pre, const char *s, const char *post)
 {
@@ -137,6 +146,7 @@ static void emit_free(struct emit *e)
 		free(e->str[i].s);
 	free(e->call);
 	free(e->str);
+	free(e->nums);
 	free(e->w);
 }
 
@@ -156,13 +166,13 @@ static const struct text ftype_text[] = {
 };
 
 static void put_fd(struct emit *e, uint32_t id, const struct sc_view *v, unsigned int which,
-		   int fd)
+		   struct jw_num *num, int fd)
 {
 	const struct analysis *an = e->an;
 	struct jw *w = e->w;
 
 	jw__lit(w, "{\"fd\":");
-	jw__s64(w, fd);
+	jw__s64_memo(w, num, fd);
 	for (unsigned int i = 0; i < v->sc->nfd; i++) {
 		const struct iot_fd *f = &v->fds[i];
 		uint32_t path = i < 2 ? an->ev[id].fdpath[i] : AN_NONE;
@@ -174,11 +184,11 @@ static void put_fd(struct emit *e, uint32_t id, const struct sc_view *v, unsigne
 			put_istr(e, path);
 		}
 		text_put(e, &ftype_text[f->ftype <= IOT_FT_OTHER ? f->ftype : IOT_FT_OTHER]);
-		jw__u64(w, f->dev);
+		jw__u64_memo(w, &e->num[NUM_DEV], f->dev);
 		jw__lit(w, ",\"ino\":");
-		jw__u64(w, f->ino);
+		jw__u64_memo(w, &e->num[NUM_INO], f->ino);
 		jw__lit(w, ",\"pos\":");
-		jw__s64(w, f->pos);
+		jw__s64_memo(w, &e->num[NUM_POS], f->pos);
 		break;
 	}
 	jw__lit(w, "}");
@@ -200,7 +210,7 @@ static void put_arg(struct emit *e, uint32_t id, const struct sc_view *v,
 		}
 		/* fallthrough */
 	case SA_FD:
-		put_fd(e, id, v, i, (int32_t)raw);
+		put_fd(e, id, v, i, &e->num[NUM_ARG0 + i], (int32_t)raw);
 		return;
 	case SA_PATH:
 		s = sc_view__str(v, i);
@@ -210,10 +220,11 @@ static void put_arg(struct emit *e, uint32_t id, const struct sc_view *v,
 			jw__lit(w, "null");
 		return;
 	case SA_INT:
-		jw__s64(w, ct->wide[i] ? (int64_t)raw : (int64_t)(int32_t)raw);
+		jw__s64_memo(w, &e->num[NUM_ARG0 + i],
+			     ct->wide[i] ? (int64_t)raw : (int64_t)(int32_t)raw);
 		return;
 	default:
-		jw__u64(w, raw);
+		jw__u64_memo(w, &e->num[NUM_ARG0 + i], raw);
 		return;
 	}
 }
@@ -300,15 +311,17 @@ uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall)
 	return prev && e->ts > prev->end ? e->ts - prev->end : 0;
 }
 
-static void put_times(struct jw *w, const struct analysis *an, uint32_t id)
+static void put_times(struct emit *em, uint32_t id)
 {
+	const struct analysis *an = em->an;
+	struct jw *w = em->w;
 	const struct an_event *e = &an->ev[id];
 	const struct iot_syscall *sc = an__rec(an, id);
 	bool wall;
 	uint64_t c = an__compute(an, id, &wall);
 
 	jw__lit(w, ",\"ret\":");
-	jw__s64(w, sc->ret);
+	jw__s64_memo(w, &em->num[NUM_RET], sc->ret);
 	jw__lit(w, ",\"ts\":");
 	jw__u64(w, e->ts > an->t0 ? e->ts - an->t0 : 0);
 	jw__lit(w, ",\"dur\":");
@@ -380,10 +393,11 @@ static void put_event(struct emit *e, uint32_t id, size_t *pi)
 		return;
 	jw__lit(w, "{\"type\":\"event\",\"id\":");
 	jw__u64(w, id);
+	e->num = e->nums + (size_t)an->ev[id].tidx * NUM_NR;
 	jw__lit(w, ",\"pid\":");
-	jw__u64(w, sc->hdr.pid);
+	jw__u64_memo(w, &e->num[NUM_PID], sc->hdr.pid);
 	jw__lit(w, ",\"tid\":");
-	jw__u64(w, sc->hdr.tid);
+	jw__u64_memo(w, &e->num[NUM_TID], sc->hdr.tid);
 	text_put(e, &ct->head);
 	sc_view__parse(&sc->hdr, &v);
 	for (unsigned int i = 0; si && !(sc->flags & IOT_SCF_NO_ENTER) && i < si->nargs; i++) {
@@ -398,7 +412,7 @@ static void put_event(struct emit *e, uint32_t id, size_t *pi)
 		put_sock(w, v.sock);
 	put_ret_fds(w, &v);
 	put_pages(w, an, id, pi);
-	put_times(w, an, id);
+	put_times(e, id);
 	put_deps(w, an, id);
 	jw__lit(w, "}\n");
 }
@@ -551,7 +565,8 @@ static int write_events(const struct analysis *an, FILE *f)
 	e.w = malloc(sizeof(*e.w));
 	e.call = calloc(UINT16_MAX + 1, sizeof(*e.call));
 	e.str = calloc(an->strs.n + 1, sizeof(*e.str));
-	if (!e.w || !e.call || !e.str) {
+	e.nums = calloc((an->threads.n + 1) * NUM_NR, sizeof(*e.nums));
+	if (!e.w || !e.call || !e.str || !e.nums) {
 		emit_free(&e);
 		return -ENOMEM;
 	}

@@ -116,6 +116,23 @@ void jw__s64(struct jw *w, int64_t v)
 	}
 }
 
+void jw__num_miss(struct jw *w, struct jw_num *m, uint64_t v, bool sign)
+{
+	size_t at;
+
+	if (JW_BUF - w->len < sizeof(m->s))
+		jw__flush(w);	/* the number lands in one piece */
+	at = w->len;
+	if (sign)
+		jw__s64(w, v);
+	else
+		jw__u64(w, v);
+	m->v = v;
+	m->sign = sign;
+	m->n = w->len - at;
+	memcpy(m->s, w->buf + at, m->n);
+}
+
 /* Bytes JSON wants escaped; UTF-8 passes through (jansson checks it in the header). */
 static const unsigned char escaped[256] = {
 	[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f] = 1,

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "analyze.h"
+#include "jw.h"
 #include "record.h"
 #include "sort.h"
 #include "trace.h"
@@ -497,6 +498,33 @@ static void test_analyze__enter_order(void)
 	tb_free(&b);
 }
 
+/* A remembered number is reused only for the same value written the same way. */
+static void test_analyze__jw_memo(void)
+{
+	struct jw *w = malloc(sizeof(*w));
+	struct jw_num m = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	CU_ASSERT_FATAL(w && f);
+	jw__init(w, f);
+	jw__s64_memo(w, &m, -1);
+	jw__raw(w, " ", 1);
+	jw__s64_memo(w, &m, -1);
+	jw__raw(w, " ", 1);
+	jw__u64_memo(w, &m, UINT64_MAX);	/* same bits, unsigned */
+	jw__raw(w, " ", 1);
+	jw__u64_memo(w, &m, 7);
+	jw__raw(w, " ", 1);
+	jw__str(w, "a\"b\\c\n\x7f\xc3\xa9");
+	CU_ASSERT(jw__flush(w) == 0);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(out, "-1 -1 18446744073709551615 7 \"a\\\"b\\\\c\\u000a\\u007f\xc3\xa9\"");
+	free(out);
+	free(w);
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "wakeup", test_analyze__wakeup },
@@ -512,6 +540,7 @@ static CU_TestInfo tests[] = {
 	{ "short read before a write", test_analyze__short_read_before_write },
 	{ "sort: stable, any span", test_analyze__sort_stable },
 	{ "enter order and its ties", test_analyze__enter_order },
+	{ "json writer: remembered numbers, escapes", test_analyze__jw_memo },
 	CU_TEST_INFO_NULL,
 };
 
