@@ -50,6 +50,7 @@ struct item {
 struct io {			/* a read or write collected for the data pass, 8 bytes */
 	uint32_t ev;
 	uint8_t read, file;
+	uint8_t fd;		/* index of its fd in the record, parsed once by collect() */
 };
 
 struct wlast {			/* wlist_of()'s last answer for one list kind */
@@ -359,7 +360,7 @@ static int collect(struct analysis *an, struct io **out, uint32_t *nout)
 		file = f->ftype == IOT_FT_REG;
 		if (!sc->ret && !(file && rd))	/* a read at end of file still counts */
 			continue;
-		io[n++] = (struct io){ .ev = i, .read = rd, .file = file };
+		io[n++] = (struct io){ .ev = i, .read = rd, .file = file, .fd = f - v.fds };
 	}
 	*out = io;
 	*nout = n;
@@ -403,8 +404,8 @@ out:
 static int apply_io(struct analysis *an, struct data *d, const struct io *x)
 {
 	const struct iot_syscall *sc = an__rec(an, x->ev);
-	struct sc_view v;
-	struct item it = { .ev = x->ev, .read = x->read, .file = x->file, .f = io_fd(sc, &v) };
+	struct item it = { .ev = x->ev, .read = x->read, .file = x->file,
+			   .f = (const struct iot_fd *)(sc + 1) + x->fd };
 	uint64_t bytes = sc->ret;
 
 	if (it.file)
