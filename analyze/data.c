@@ -283,7 +283,7 @@ static int edges_from(struct analysis *an, const struct wlist *l, uint64_t off, 
 /* The short read had returned before the write began. */
 static bool ended_before(const struct analysis *an, uint32_t read, uint32_t write)
 {
-	return an->ev[read].end < an->ev[write].ts;
+	return an__end(an, read) < an->ev[write].ts;
 }
 
 static int file_write(struct analysis *an, struct data *d, const struct item *it, uint64_t len)
@@ -389,7 +389,7 @@ static uint32_t *order_io(const struct analysis *an, const struct io *io, uint32
 	for (uint32_t i = 0; !err && i < n; i++) {
 		const struct io *x = &io[o[i]];
 
-		key[i] = x->read == x->file ? an->ev[x->ev].ts : an->ev[x->ev].end;
+		key[i] = x->read == x->file ? an->ev[x->ev].ts : an__end(an, x->ev);
 	}
 	err = err ?: sort__by_key(key, o, n);
 out:

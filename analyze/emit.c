@@ -303,12 +303,15 @@ uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall)
 	const struct an_event *e = &an->ev[id];
 	const struct iot_syscall *sc = an__rec(an, id);
 	const struct an_thread *t = an__thread(an, e->tidx);
-	const struct an_event *prev = e->pos ? &an->ev[t->ev[e->pos - 1]] : NULL;
+	uint64_t prev_end;
 
 	*wall = sc->flags & IOT_SCF_NO_CPU;
 	if (!*wall)
 		return sc->cpu_ns;
-	return prev && e->ts > prev->end ? e->ts - prev->end : 0;
+	if (!e->pos)
+		return 0;
+	prev_end = an__end(an, t->ev[e->pos - 1]);
+	return e->ts > prev_end ? e->ts - prev_end : 0;
 }
 
 static void put_times(struct emit *em, uint32_t id)

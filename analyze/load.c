@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reading a trace into the model: every syscall record is copied into one
- * arena and indexed by a 48-byte struct an_event; threads, processes and the
+ * arena and indexed by a 40-byte struct an_event; threads, processes and the
  * scheduler records the later passes need are kept beside them.
  */
 #include <errno.h>
@@ -103,7 +103,6 @@ static int note_seqend(struct analysis *an, const struct iot_seqend *e)
 
 static int add_syscall(struct analysis *an, const struct iot_hdr *h)
 {
-	const struct iot_syscall *sc = (const void *)h;
 	struct sc_view v;
 	struct an_event *e;
 	uint32_t tidx;
@@ -125,7 +124,7 @@ static int add_syscall(struct analysis *an, const struct iot_hdr *h)
 		an->evcap = cap;
 	}
 	e = &an->ev[an->nev];
-	*e = (struct an_event){ .ts = h->ts, .end = h->ts + sc->dur_ns, .tidx = tidx,
+	*e = (struct an_event){ .ts = h->ts, .tidx = tidx,
 				.fdpath = { AN_NONE, AN_NONE }, .apath = { AN_NONE, AN_NONE } };
 	if (arena_put(an, h, &e->rec))
 		return -ENOMEM;
@@ -381,7 +380,7 @@ static void assign_pages(struct analysis *an)
 			else
 				hi = mid;
 		}
-		if (lo == t->nev || (lo && an->ev[t->ev[lo - 1]].end >= pg[i].ts))
+		if (lo == t->nev || (lo && an__end(an, t->ev[lo - 1]) >= pg[i].ts))
 			goto drop;
 		pg[i].ev = t->ev[lo];
 		pg[kept++] = pg[i];

@@ -11,9 +11,10 @@
 #include <stdint.h>
 
 /*
- * Sorts key[0..n) ascending and moves val[] with it; pairs of equal keys keep
- * their order, so sorting by a minor key first and then by the major one
- * orders by both.  0 or -ENOMEM.
+ * Orders val[0..n) by key[0..n) ascending; values of equal keys keep their
+ * order, so sorting by a minor key first and then by the major one orders by
+ * both.  key[] is scratch: its contents are undefined afterwards.  0 or
+ * -ENOMEM.
  */
 int sort__by_key(uint64_t *key, uint32_t *val, size_t n);
 

@@ -494,7 +494,7 @@ uint32_t *an__exit_order(const struct analysis *an)
 
 	for (uint32_t i = 0; o && end && i < an->nev; i++) {
 		o[i] = i;
-		end[i] = an->ev[i].end;
+		end[i] = an__end(an, i);
 	}
 	if (!o || !end || sort__by_key(end, o, an->nev)) {
 		free(o);
@@ -518,7 +518,7 @@ static int walk(struct analysis *an, const uint32_t *order)
 			err = apply_fdsnap(an, h);
 	}
 	for (uint32_t i = 0; !err && i < an->nev; i++) {
-		while (!err && si < an->side.n && side[si].ts <= an->ev[order[i]].end)
+		while (!err && si < an->side.n && side[si].ts <= an__end(an, order[i]))
 			err = apply_fork(an, &side[si++]);
 		if (!err)
 			err = apply_call(an, order[i]);
