@@ -523,7 +523,8 @@ static void test_analyze__jw_memo(void)
 	jw__str(w, "a\"b\\c\n\x7f\xc3\xa9");
 	CU_ASSERT(jw__flush(w) == 0);
 	fclose(f);
-	CU_ASSERT_STRING_EQUAL(out, "-1 -1 18446744073709551615 7 \"a\\\"b\\\\c\\u000a\\u007f\xc3\xa9\"");
+	CU_ASSERT_STRING_EQUAL(out, "-1 -1 18446744073709551615 7 "
+				    "\"a\\\"b\\\\c\\u000a\\u007f\xc3\xa9\"");
 	free(out);
 	free(w);
 }
