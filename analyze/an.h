@@ -24,10 +24,9 @@ enum an_csrc {
 #define EVF_GAP_BEFORE	0x1	/* records of this thread were lost just before this call */
 #define EVF_BLOCKED_UNX	0x2	/* blocked and woken by nobody the trace knows */
 
-/* One call; 48 bytes, plus its raw record in the arena. */
+/* One call; 40 bytes, plus its raw record in the arena (which has its exit: an__end()). */
 struct an_event {
-	uint64_t ts;		/* enter, ns since trace start (rebased at load) */
-	uint64_t end;		/* exit, same clock */
+	uint64_t ts;		/* enter, CLOCK_MONOTONIC ns, as recorded */
 	uint64_t rec;		/* offset of the raw struct iot_syscall in the arena */
 	uint32_t tidx;		/* index in an->threads */
 	uint32_t pos;		/* index within the thread's calls */
@@ -108,6 +107,7 @@ struct analysis {
 	struct an_vec pages;	/* struct an_page, by ev once loaded */
 	uint64_t pages_dropped;	/* page records inside calls or after a thread's last */
 	struct htab tid_idx, pid_idx, file_idx;
+	uint32_t last_tid, last_tidx;	/* the load's last thread: records come in runs */
 	struct strtab strs;
 	uint64_t t0;		/* trace start, CLOCK_MONOTONIC */
 	uint64_t lost_events;	/* loss counters of the stats record plus seq gaps */
@@ -130,6 +130,12 @@ void vec__free(struct an_vec *v);
 static inline const struct iot_syscall *an__rec(const struct analysis *an, uint32_t id)
 {
 	return (const struct iot_syscall *)(an->arena + an->ev[id].rec);
+}
+
+/* Exit time of call id, on the clock of its ts. */
+static inline uint64_t an__end(const struct analysis *an, uint32_t id)
+{
+	return an->ev[id].ts + an__rec(an, id)->dur_ns;
 }
 
 static inline struct an_thread *an__thread(const struct analysis *an, uint32_t tidx)

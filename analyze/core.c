@@ -101,7 +101,7 @@ uint32_t an__call_at(const struct analysis *an, uint32_t tidx, uint64_t ts, bool
 	if (!lo)
 		return AN_NONE;
 	id = t->ev[lo - 1];
-	if (in_progress && an->ev[id].end < ts)
+	if (in_progress && an__end(an, id) < ts)
 		return AN_NONE;
 	return id;
 }

@@ -16,6 +16,7 @@
 
 #include "an.h"
 #include "record.h"
+#include "sort.h"
 #include "syscalls.h"
 
 #define FILE_SCAN_MAX	256	/* writes of one file looked back at per read */
@@ -41,15 +42,27 @@ struct wlist {
 };
 
 struct item {
-	uint64_t t;
 	uint32_t ev;
 	uint8_t read, file;
 	const struct iot_fd *f;
 };
 
+struct io {			/* a read or write collected for the data pass, 8 bytes */
+	uint32_t ev;
+	uint8_t read, file;
+	uint8_t fd;		/* index of its fd in the record, parsed once by collect() */
+};
+
+struct wlast {			/* wlist_of()'s last answer for one list kind */
+	uint64_t ino;
+	uint32_t dev;
+	uint32_t idx;		/* in wl, or AN_NONE */
+};
+
 struct data {
 	struct htab qidx, widx, wkey, rkey;	/* -> queue, wlist; socket ino -> key slot */
 	struct an_vec q, wl, keys;		/* struct queue, struct wlist, uint64_t */
+	struct wlast last[2];			/* by LIST_*: reads come in runs of one file */
 };
 
 static uint64_t key_unix(uint64_t ino)
@@ -205,14 +218,21 @@ enum { LIST_WRITES, LIST_SHORT_READS };
 static struct wlist *wlist_of(struct data *d, const struct iot_fd *f, uint64_t which)
 {
 	uint64_t id[3] = { f->dev, f->ino, which };
-	uint64_t key = hash64(id, sizeof(id));
-	uint32_t i = htab__get(&d->widx, key);
+	struct wlast *last = &d->last[which];
+	uint64_t key;
+	uint32_t i;
 
-	if (i != AN_NONE)
-		return vec__at(&d->wl, i);
-	if (!vec__push(&d->wl) || htab__set(&d->widx, key, d->wl.n - 1))
-		return NULL;
-	return vec__at(&d->wl, d->wl.n - 1);
+	if (last->idx != AN_NONE && last->dev == f->dev && last->ino == f->ino)
+		return vec__at(&d->wl, last->idx);
+	key = hash64(id, sizeof(id));
+	i = htab__get(&d->widx, key);
+	if (i == AN_NONE) {
+		if (!vec__push(&d->wl) || htab__set(&d->widx, key, d->wl.n - 1))
+			return NULL;
+		i = d->wl.n - 1;
+	}
+	*last = (struct wlast){ .ino = f->ino, .dev = f->dev, .idx = i };
+	return vec__at(&d->wl, i);
 }
 
 static int wlist_add(struct wlist *l, struct wrange r)
@@ -263,7 +283,7 @@ static int edges_from(struct analysis *an, const struct wlist *l, uint64_t off, 
 /* The short read had returned before the write began. */
 static bool ended_before(const struct analysis *an, uint32_t read, uint32_t write)
 {
-	return an->ev[read].end < an->ev[write].ts;
+	return an__end(an, read) < an->ev[write].ts;
 }
 
 static int file_write(struct analysis *an, struct data *d, const struct item *it, uint64_t len)
@@ -307,12 +327,24 @@ static int file_read(struct analysis *an, struct data *d, const struct item *it,
 	return err ? err : file_short_read(an, d, it);
 }
 
-static int collect(struct analysis *an, struct item **out, uint32_t *nout)
+/* The fd a read or write went through, when it is a stream or a regular file. */
+static const struct iot_fd *io_fd(const struct iot_syscall *sc, struct sc_view *v)
 {
-	struct item *it = malloc((an->nev + 1) * sizeof(*it));
+	const struct iot_fd *f;
+
+	if (sc_view__parse(&sc->hdr, v) || !(f = sc_view__fd(v, 0)))
+		return NULL;
+	if (f->ftype != IOT_FT_FIFO && f->ftype != IOT_FT_SOCK && f->ftype != IOT_FT_REG)
+		return NULL;
+	return f;
+}
+
+static int collect(struct analysis *an, struct io **out, uint32_t *nout)
+{
+	struct io *io = malloc((an->nev + 1) * sizeof(*io));
 	uint32_t n = 0;
 
-	if (!it)
+	if (!io)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < an->nev; i++) {
 		const struct iot_syscall *sc = an__rec(an, i);
@@ -322,33 +354,63 @@ static int collect(struct analysis *an, struct item **out, uint32_t *nout)
 		bool rd, file;
 
 		if (!si || (si->cls != SC_READ && si->cls != SC_WRITE) || sc->ret < 0 ||
-		    (sc->flags & IOT_SCF_NO_ENTER) || sc_view__parse(&sc->hdr, &v))
-			continue;
-		f = sc_view__fd(&v, 0);
-		if (!f || (f->ftype != IOT_FT_FIFO && f->ftype != IOT_FT_SOCK &&
-			   f->ftype != IOT_FT_REG))
+		    (sc->flags & IOT_SCF_NO_ENTER) || !(f = io_fd(sc, &v)))
 			continue;
 		rd = si->cls == SC_READ;
 		file = f->ftype == IOT_FT_REG;
 		if (!sc->ret && !(file && rd))	/* a read at end of file still counts */
 			continue;
-		it[n++] = (struct item){ .t = rd == file ? an->ev[i].ts : an->ev[i].end,
-					 .ev = i, .read = rd, .file = file, .f = f };
+		io[n++] = (struct io){ .ev = i, .read = rd, .file = file, .fd = f - v.fds };
 	}
-	*out = it;
+	*out = io;
 	*nout = n;
 	return 0;
 }
 
-static int cmp_item(const void *a, const void *b)
+/*
+ * The order the queues and ranges are replayed in: by time (a file read and
+ * a stream write at their enter, the others at their exit), reads after
+ * writes at the same time, then by event.  Two stable radix passes over
+ * indices into io, which is in event order already.
+ */
+static uint32_t *order_io(const struct analysis *an, const struct io *io, uint32_t n)
 {
-	const struct item *x = a, *y = b;
+	uint64_t *key = malloc((n + 1) * sizeof(*key));
+	uint32_t *o = malloc((n + 1) * sizeof(*o));
+	int err = -ENOMEM;
 
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->read != y->read)
-		return x->read - y->read;
-	return x->ev < y->ev ? -1 : (x->ev > y->ev);
+	if (!key || !o)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		key[i] = io[i].read;
+		o[i] = i;
+	}
+	err = sort__by_key(key, o, n);
+	for (uint32_t i = 0; !err && i < n; i++) {
+		const struct io *x = &io[o[i]];
+
+		key[i] = x->read == x->file ? an->ev[x->ev].ts : an__end(an, x->ev);
+	}
+	err = err ?: sort__by_key(key, o, n);
+out:
+	free(key);
+	if (err) {
+		free(o);
+		o = NULL;
+	}
+	return o;
+}
+
+static int apply_io(struct analysis *an, struct data *d, const struct io *x)
+{
+	const struct iot_syscall *sc = an__rec(an, x->ev);
+	struct item it = { .ev = x->ev, .read = x->read, .file = x->file,
+			   .f = (const struct iot_fd *)(sc + 1) + x->fd };
+	uint64_t bytes = sc->ret;
+
+	if (it.file)
+		return it.read ? file_read(an, d, &it, bytes) : file_write(an, d, &it, bytes);
+	return it.read ? pipe_read(an, d, &it, bytes) : pipe_write(d, &it, bytes);
 }
 
 static void data_free(struct data *d)
@@ -369,30 +431,23 @@ static void data_free(struct data *d)
 int an__data(struct analysis *an)
 {
 	struct data d = { .q.esz = sizeof(struct queue), .wl.esz = sizeof(struct wlist),
-			  .keys.esz = sizeof(uint64_t) };
-	struct item *it = NULL;
-	uint32_t n = 0;
+			  .keys.esz = sizeof(uint64_t),
+			  .last = { { .idx = AN_NONE }, { .idx = AN_NONE } } };
+	struct io *io = NULL;
+	uint32_t n = 0, *order = NULL;
 	int err;
 
 	if (!(an->opts.rules & (1u << AN_RULE_DATA)))
 		return 0;
 	err = learn_sockets(an, &d);
 	if (!err)
-		err = collect(an, &it, &n);
-	if (!err)
-		if (n)
-			qsort(it, n, sizeof(*it), cmp_item);
-	for (uint32_t i = 0; !err && i < n; i++) {
-		uint64_t bytes = an__rec(an, it[i].ev)->ret;
-
-		if (it[i].file)
-			err = it[i].read ? file_read(an, &d, &it[i], bytes) :
-					   file_write(an, &d, &it[i], bytes);
-		else
-			err = it[i].read ? pipe_read(an, &d, &it[i], bytes) :
-					   pipe_write(&d, &it[i], bytes);
-	}
-	free(it);
+		err = collect(an, &io, &n);
+	if (!err && !(order = order_io(an, io, n)))
+		err = -ENOMEM;
+	for (uint32_t i = 0; !err && i < n; i++)
+		err = apply_io(an, &d, &io[order[i]]);
+	free(order);
+	free(io);
 	data_free(&d);
 	return err;
 }

@@ -31,32 +31,57 @@ const char *an__ftype_name(unsigned int t)
 	return t <= IOT_FT_OTHER ? ftype_names[t] : "other";
 }
 
-static void put_fd(struct jw *w, const struct analysis *an, uint32_t id, const struct sc_view *v,
-		   unsigned int which, int fd)
-{
-	jw__lit(w, "{\"fd\":");
-	jw__s64(w, fd);
-	for (unsigned int i = 0; i < v->sc->nfd; i++) {
-		const struct iot_fd *f = &v->fds[i];
-		const char *path = i < 2 ? strtab__str(&an->strs, an->ev[id].fdpath[i]) : NULL;
+/* A piece of JSON text escaped once and copied for every line that has it. */
+struct text {
+	char *s;
+	uint32_t len;
+};
 
-		if (f->which != which)
-			continue;
-		if (path) {
-			jw__lit(w, ",\"path\":");
-			jw__str(w, path);
-		}
-		jw__lit(w, ",\"type\":\"");
-		jw__lit(w, an__ftype_name(f->ftype));
-		jw__lit(w, "\",\"dev\":");
-		jw__u64(w, f->dev);
-		jw__lit(w, ",\"ino\":");
-		jw__u64(w, f->ino);
-		jw__lit(w, ",\"pos\":");
-		jw__s64(w, f->pos);
-		break;
-	}
-	jw__lit(w, "}");
+/* The constant parts of the lines of one syscall number. */
+struct call_text {
+	struct text head;	/* ,"call":"NAME","args":{ */
+	struct text key[6];	/* "ARGNAME": */
+	bool wide[6];		/* an SA_INT printed as 64 bits (offsets, lengths) */
+};
+
+/*
+ * Writing the event lines.  Names of calls and arguments and the interned
+ * paths repeat on most of a million lines: each is quoted and escaped the
+ * first time, then copied.
+ */
+struct emit {
+	struct jw *w;
+	const struct analysis *an;
+	struct call_text **call;	/* by syscall number, built on first use */
+	struct text *str;		/* by interned string id, built on first use */
+	struct jw_num *nums;		/* NUM_NR per thread */
+	struct jw_num *num;		/* the current line's thread's */
+};
+
+/*
+ * Numbers that repeat from one call of a thread to its next (its pid and
+ * tid, the fd, file and buffer it reads, the size it asks for) are copied
+ * from that thread's previous line instead of formatted again.
+ */
+enum { NUM_PID, NUM_TID, NUM_DEV, NUM_INO, NUM_POS, NUM_RET, NUM_ARG0, NUM_NR = NUM_ARG0 + 6 };
+
+static int text_set(struct text *t, const char *pre, const char *s, const char *post)
+{
+	size_t a = strlen(pre), c = strlen(post), b;
+
+	t->s = malloc(a + JW_QUOTED_MAX(strlen(s)) + c + 1);
+	if (!t->s)
+		return -ENOMEM;
+	memcpy(t->s, pre, a);
+	b = jw__quote(t->s + a, s);
+	memcpy(t->s + a + b, post, c + 1);
+	t->len = a + b + c;
+	return 0;
+}
+
+static void text_put(struct emit *e, const struct text *t)
+{
+	jw__raw(e->w, t->s, t->len);
 }
 
 static bool offset_like(const char *name)
@@ -65,13 +90,118 @@ static bool offset_like(const char *name)
 			!strcmp(name, "length"));
 }
 
-static void put_arg(struct jw *w, const struct analysis *an, uint32_t id, const struct sc_view *v,
-		    const struct syscall_info *si, unsigned int i)
+static struct call_text *call_text_new(int nr, const struct syscall_info *si)
 {
+	struct call_text *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return NULL;
+	err = text_set(&c->head, ",\"call\":", syscall__name(nr), ",\"args\":{");
+	for (unsigned int i = 0; !err && si && i < 6; i++) {
+		err = text_set(&c->key[i], "", si->argname[i] ? si->argname[i] : "arg", ":");
+		c->wide[i] = offset_like(si->argname[i]);
+	}
+	if (!err)
+		return c;
+	for (unsigned int i = 0; i < 6; i++)
+		free(c->key[i].s);
+	free(c->head.s);
+	free(c);
+	return NULL;
+}
+
+/* The constant parts for nr, or NULL on ENOMEM (recorded in the writer). */
+static const struct call_text *call_text(struct emit *e, uint16_t nr)
+{
+	if (!e->call[nr] && !(e->call[nr] = call_text_new(nr, syscall__by_nr(nr))))
+		e->w->err = e->w->err ?: -ENOMEM;
+	return e->call[nr];
+}
+
+/* An interned string, quoted; false on ENOMEM (recorded in the writer). */
+static bool put_istr(struct emit *e, uint32_t id)
+{
+	struct text *t = &e->str[id];
+
+	if (!t->s && text_set(t, "", strtab__str(&e->an->strs, id), "")) {
+		e->w->err = e->w->err ?: -ENOMEM;
+		return false;
+	}
+	text_put(e, t);
+	return true;
+}
+
+static void emit_free(struct emit *e)
+{
+	for (size_t nr = 0; e->call && nr <= UINT16_MAX; nr++) {
+		if (!e->call[nr])
+			continue;
+		for (unsigned int i = 0; i < 6; i++)
+			free(e->call[nr]->key[i].s);
+		free(e->call[nr]->head.s);
+		free(e->call[nr]);
+	}
+	for (uint32_t i = 0; e->str && i < e->an->strs.n; i++)
+		free(e->str[i].s);
+	free(e->call);
+	free(e->str);
+	free(e->nums);
+	free(e->w);
+}
+
+#define LIT(s)	{ (char *)(s), sizeof(s) - 1 }
+
+static const struct text ftype_text[] = {
+	[IOT_FT_NONE] = LIT(",\"type\":\"none\",\"dev\":"),
+	[IOT_FT_REG] = LIT(",\"type\":\"file\",\"dev\":"),
+	[IOT_FT_DIR] = LIT(",\"type\":\"dir\",\"dev\":"),
+	[IOT_FT_FIFO] = LIT(",\"type\":\"fifo\",\"dev\":"),
+	[IOT_FT_SOCK] = LIT(",\"type\":\"socket\",\"dev\":"),
+	[IOT_FT_CHR] = LIT(",\"type\":\"chr\",\"dev\":"),
+	[IOT_FT_BLK] = LIT(",\"type\":\"blk\",\"dev\":"),
+	[IOT_FT_LNK] = LIT(",\"type\":\"symlink\",\"dev\":"),
+	[IOT_FT_ANON] = LIT(",\"type\":\"anon\",\"dev\":"),
+	[IOT_FT_OTHER] = LIT(",\"type\":\"other\",\"dev\":"),
+};
+
+static void put_fd(struct emit *e, uint32_t id, const struct sc_view *v, unsigned int which,
+		   struct jw_num *num, int fd)
+{
+	const struct analysis *an = e->an;
+	struct jw *w = e->w;
+
+	jw__lit(w, "{\"fd\":");
+	jw__s64_memo(w, num, fd);
+	for (unsigned int i = 0; i < v->sc->nfd; i++) {
+		const struct iot_fd *f = &v->fds[i];
+		uint32_t path = i < 2 ? an->ev[id].fdpath[i] : AN_NONE;
+
+		if (f->which != which)
+			continue;
+		if (path < an->strs.n) {
+			jw__lit(w, ",\"path\":");
+			put_istr(e, path);
+		}
+		text_put(e, &ftype_text[f->ftype <= IOT_FT_OTHER ? f->ftype : IOT_FT_OTHER]);
+		jw__u64_memo(w, &e->num[NUM_DEV], f->dev);
+		jw__lit(w, ",\"ino\":");
+		jw__u64_memo(w, &e->num[NUM_INO], f->ino);
+		jw__lit(w, ",\"pos\":");
+		jw__s64_memo(w, &e->num[NUM_POS], f->pos);
+		break;
+	}
+	jw__lit(w, "}");
+}
+
+static void put_arg(struct emit *e, uint32_t id, const struct sc_view *v,
+		    const struct syscall_info *si, const struct call_text *ct, unsigned int i)
+{
+	struct jw *w = e->w;
 	uint64_t raw = v->sc->args[i];
 	const char *s;
 
-	jw__key(w, si->argname[i] ? si->argname[i] : "arg");
+	text_put(e, &ct->key[i]);
 	switch (si->arg[i]) {
 	case SA_DIRFD:
 		if ((int32_t)raw == AT_FDCWD) {
@@ -80,7 +210,7 @@ static void put_arg(struct jw *w, const struct analysis *an, uint32_t id, const 
 		}
 		/* fallthrough */
 	case SA_FD:
-		put_fd(w, an, id, v, i, (int32_t)raw);
+		put_fd(e, id, v, i, &e->num[NUM_ARG0 + i], (int32_t)raw);
 		return;
 	case SA_PATH:
 		s = sc_view__str(v, i);
@@ -90,32 +220,34 @@ static void put_arg(struct jw *w, const struct analysis *an, uint32_t id, const 
 			jw__lit(w, "null");
 		return;
 	case SA_INT:
-		jw__s64(w, offset_like(si->argname[i]) ? (int64_t)raw : (int64_t)(int32_t)raw);
+		jw__s64_memo(w, &e->num[NUM_ARG0 + i],
+			     ct->wide[i] ? (int64_t)raw : (int64_t)(int32_t)raw);
 		return;
 	default:
-		jw__u64(w, raw);
+		jw__u64_memo(w, &e->num[NUM_ARG0 + i], raw);
 		return;
 	}
 }
 
-static void put_resolved(struct jw *w, const struct analysis *an, uint32_t id,
-			 const struct sc_view *v, const struct syscall_info *si)
+static void put_resolved(struct emit *e, uint32_t id, const struct sc_view *v,
+			 const struct syscall_info *si, const struct call_text *ct)
 {
+	const struct analysis *an = e->an;
 	bool any = false;
 
 	for (unsigned int k = 0; k < v->nstr && k < 2; k++) {
-		const char *p = strtab__str(&an->strs, an->ev[id].apath[k]);
+		uint32_t p = an->ev[id].apath[k];
 		unsigned int which = v->strh[k]->which;
 
-		if (!p || which >= 6 || !si->argname[which])
+		if (p >= an->strs.n || which >= 6 || !si->argname[which])
 			continue;
-		jw__lit(w, any ? "," : ",\"resolved\":{");
-		jw__key(w, si->argname[which]);
-		jw__str(w, p);
+		jw__lit(e->w, any ? "," : ",\"resolved\":{");
+		text_put(e, &ct->key[which]);
+		put_istr(e, p);
 		any = true;
 	}
 	if (any)
-		jw__lit(w, "}");
+		jw__lit(e->w, "}");
 }
 
 static void put_addr(struct jw *w, const char *key, const uint8_t *a, unsigned int family,
@@ -171,23 +303,28 @@ uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall)
 	const struct an_event *e = &an->ev[id];
 	const struct iot_syscall *sc = an__rec(an, id);
 	const struct an_thread *t = an__thread(an, e->tidx);
-	const struct an_event *prev = e->pos ? &an->ev[t->ev[e->pos - 1]] : NULL;
+	uint64_t prev_end;
 
 	*wall = sc->flags & IOT_SCF_NO_CPU;
 	if (!*wall)
 		return sc->cpu_ns;
-	return prev && e->ts > prev->end ? e->ts - prev->end : 0;
+	if (!e->pos)
+		return 0;
+	prev_end = an__end(an, t->ev[e->pos - 1]);
+	return e->ts > prev_end ? e->ts - prev_end : 0;
 }
 
-static void put_times(struct jw *w, const struct analysis *an, uint32_t id)
+static void put_times(struct emit *em, uint32_t id)
 {
+	const struct analysis *an = em->an;
+	struct jw *w = em->w;
 	const struct an_event *e = &an->ev[id];
 	const struct iot_syscall *sc = an__rec(an, id);
 	bool wall;
 	uint64_t c = an__compute(an, id, &wall);
 
 	jw__lit(w, ",\"ret\":");
-	jw__s64(w, sc->ret);
+	jw__s64_memo(w, &em->num[NUM_RET], sc->ret);
 	jw__lit(w, ",\"ts\":");
 	jw__u64(w, e->ts > an->t0 ? e->ts - an->t0 : 0);
 	jw__lit(w, ",\"dur\":");
@@ -246,35 +383,39 @@ static void put_pages(struct jw *w, const struct analysis *an, uint32_t id, size
 		jw__lit(w, "]");
 }
 
-static void put_event(struct jw *w, const struct analysis *an, uint32_t id, size_t *pi)
+static void put_event(struct emit *e, uint32_t id, size_t *pi)
 {
+	const struct analysis *an = e->an;
 	const struct iot_syscall *sc = an__rec(an, id);
 	const struct syscall_info *si = syscall__by_nr(sc->nr);
+	const struct call_text *ct = call_text(e, sc->nr);
+	struct jw *w = e->w;
 	struct sc_view v;
 
+	if (!ct)
+		return;
 	jw__lit(w, "{\"type\":\"event\",\"id\":");
 	jw__u64(w, id);
+	e->num = e->nums + (size_t)an->ev[id].tidx * NUM_NR;
 	jw__lit(w, ",\"pid\":");
-	jw__u64(w, sc->hdr.pid);
+	jw__u64_memo(w, &e->num[NUM_PID], sc->hdr.pid);
 	jw__lit(w, ",\"tid\":");
-	jw__u64(w, sc->hdr.tid);
-	jw__lit(w, ",\"call\":");
-	jw__str(w, syscall__name(sc->nr));
-	jw__lit(w, ",\"args\":{");
+	jw__u64_memo(w, &e->num[NUM_TID], sc->hdr.tid);
+	text_put(e, &ct->head);
 	sc_view__parse(&sc->hdr, &v);
 	for (unsigned int i = 0; si && !(sc->flags & IOT_SCF_NO_ENTER) && i < si->nargs; i++) {
 		if (i)
 			jw__lit(w, ",");
-		put_arg(w, an, id, &v, si, i);
+		put_arg(e, id, &v, si, ct, i);
 	}
 	jw__lit(w, "}");
 	if (si)
-		put_resolved(w, an, id, &v, si);
+		put_resolved(e, id, &v, si, ct);
 	if (v.sock)
 		put_sock(w, v.sock);
 	put_ret_fds(w, &v);
 	put_pages(w, an, id, pi);
-	put_times(w, an, id);
+	put_times(e, id);
 	put_deps(w, an, id);
 	jw__lit(w, "}\n");
 }
@@ -428,11 +569,39 @@ static json_t *header_json(const struct analysis *an)
 	return h;
 }
 
+/*
+ * The event lines go straight to the file's descriptor when it has one: the
+ * writer's buffer is already large, and a second copy through stdio's cost
+ * as much as a third of the writing.
+ */
+static int write_events(const struct analysis *an, FILE *f)
+{
+	struct emit e = { .an = an };
+	size_t pi = 0;
+	int fd = fileno(f), err;
+
+	e.w = malloc(sizeof(*e.w));
+	e.call = calloc(UINT16_MAX + 1, sizeof(*e.call));
+	e.str = calloc(an->strs.n + 1, sizeof(*e.str));
+	e.nums = calloc((an->threads.n + 1) * NUM_NR, sizeof(*e.nums));
+	if (!e.w || !e.call || !e.str || !e.nums) {
+		emit_free(&e);
+		return -ENOMEM;
+	}
+	if (fd >= 0 && !fflush(f))
+		jw__init_fd(e.w, fd);
+	else
+		jw__init(e.w, f);
+	for (uint32_t i = 0; i < an->nev && !e.w->err; i++)
+		put_event(&e, i, &pi);
+	err = jw__flush(e.w);
+	emit_free(&e);
+	return err;
+}
+
 int analysis__write_jsonl(const struct analysis *an, FILE *f)
 {
 	json_t *h = header_json(an);
-	struct jw *w;
-	size_t pi = 0;
 	int err;
 
 	if (!h)
@@ -441,13 +610,5 @@ int analysis__write_jsonl(const struct analysis *an, FILE *f)
 	json_decref(h);
 	if (err || fputc('\n', f) == EOF)
 		return -(errno ? errno : EIO);
-	w = malloc(sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	jw__init(w, f);
-	for (uint32_t i = 0; i < an->nev && !w->err; i++)
-		put_event(w, an, i, &pi);
-	err = jw__flush(w);
-	free(w);
-	return err;
+	return write_events(an, f);
 }

@@ -123,7 +123,7 @@ static void put_call(struct jw *w, const struct analysis *an, uint32_t id)
 	jw__lit(w, ",\"ts\":");
 	put_us(w, e->ts);
 	jw__lit(w, ",\"dur\":");
-	put_us(w, e->end - e->ts);
+	put_us(w, an__end(an, id) - e->ts);
 	put_ids(w, t->pid, t->tid);
 	jw__lit(w, ",\"args\":{\"id\":");
 	jw__u64(w, id);
@@ -138,7 +138,7 @@ static void put_flow(struct jw *w, const struct analysis *an, uint64_t n, uint32
 {
 	const struct an_event *f = &an->ev[from], *t = &an->ev[to];
 	const struct an_thread *ft = an__thread(an, f->tidx), *tt = an__thread(an, t->tidx);
-	uint64_t at = f->end > f->ts ? f->end - 1 : f->ts;
+	uint64_t fend = an__end(an, from), at = fend > f->ts ? fend - 1 : f->ts;
 
 	for (int end = 0; end < 2; end++) {
 		jw__lit(w, end ? "{\"ph\":\"f\",\"bp\":\"e\"" : "{\"ph\":\"s\"");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reading a trace into the model: every syscall record is copied into one
- * arena and indexed by a 48-byte struct an_event; threads, processes and the
+ * arena and indexed by a 40-byte struct an_event; threads, processes and the
  * scheduler records the later passes need are kept beside them.
  */
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include "an.h"
 #include "log.h"
 #include "record.h"
+#include "sort.h"
 #include "trace.h"
 
 static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off)
@@ -35,11 +36,17 @@ static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off
 
 static uint32_t thread_get(struct analysis *an, uint32_t pid, uint32_t tid)
 {
-	uint32_t idx = htab__get(&an->tid_idx, tid);
+	uint32_t idx;
 	struct an_thread *t;
 
-	if (idx != AN_NONE)
+	if (an->last_tidx != AN_NONE && an->last_tid == tid)
+		return an->last_tidx;
+	idx = htab__get(&an->tid_idx, tid);
+	if (idx != AN_NONE) {
+		an->last_tid = tid;
+		an->last_tidx = idx;
 		return idx;
+	}
 	t = vec__push(&an->threads);
 	if (!t || htab__set(&an->tid_idx, tid, an->threads.n - 1))
 		return AN_NONE;
@@ -96,7 +103,6 @@ static int note_seqend(struct analysis *an, const struct iot_seqend *e)
 
 static int add_syscall(struct analysis *an, const struct iot_hdr *h)
 {
-	const struct iot_syscall *sc = (const void *)h;
 	struct sc_view v;
 	struct an_event *e;
 	uint32_t tidx;
@@ -118,7 +124,7 @@ static int add_syscall(struct analysis *an, const struct iot_hdr *h)
 		an->evcap = cap;
 	}
 	e = &an->ev[an->nev];
-	*e = (struct an_event){ .ts = h->ts, .end = h->ts + sc->dur_ns, .tidx = tidx,
+	*e = (struct an_event){ .ts = h->ts, .tidx = tidx,
 				.fdpath = { AN_NONE, AN_NONE }, .apath = { AN_NONE, AN_NONE } };
 	if (arena_put(an, h, &e->rec))
 		return -ENOMEM;
@@ -273,15 +279,55 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 	}
 }
 
-static int cmp_event(const void *a, const void *b)
+/* Moves ev[perm[i]] to ev[i] for every i, cycle by cycle; perm ends as the identity. */
+static void permute_events(struct an_event *ev, uint32_t *perm, uint32_t n)
 {
-	const struct an_event *x = a, *y = b;
+	for (uint32_t i = 0; i < n; i++) {
+		struct an_event tmp;
+		uint32_t j = i, k;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->tidx != y->tidx)
-		return x->tidx < y->tidx ? -1 : 1;
-	return x->rec < y->rec ? -1 : (x->rec > y->rec);
+		if (perm[i] == i)
+			continue;
+		tmp = ev[i];
+		for (;;) {
+			k = perm[j];
+			perm[j] = j;
+			if (k == i)
+				break;
+			ev[j] = ev[k];
+			j = k;
+		}
+		ev[j] = tmp;
+	}
+}
+
+/*
+ * Enter order: by ts, then thread, then arrival (the arena offset).  Radix
+ * passes by thread and then by ts, in place, with no copy of the events: the
+ * events are the largest array the load holds besides the arena.
+ */
+static int sort_events(struct analysis *an)
+{
+	uint64_t *key = malloc((an->nev + 1) * sizeof(*key));
+	uint32_t *perm = malloc((an->nev + 1) * sizeof(*perm));
+	int err = -ENOMEM;
+
+	if (!key || !perm)
+		goto out;
+	for (uint32_t i = 0; i < an->nev; i++) {
+		key[i] = an->ev[i].tidx;
+		perm[i] = i;
+	}
+	err = sort__by_key(key, perm, an->nev);
+	for (uint32_t i = 0; !err && i < an->nev; i++)
+		key[i] = an->ev[perm[i]].ts;
+	err = err ?: sort__by_key(key, perm, an->nev);
+	if (!err)
+		permute_events(an->ev, perm, an->nev);
+out:
+	free(key);
+	free(perm);
+	return err;
 }
 
 static int thread_push(struct an_thread *t, uint32_t id)
@@ -334,7 +380,7 @@ static void assign_pages(struct analysis *an)
 			else
 				hi = mid;
 		}
-		if (lo == t->nev || (lo && an->ev[t->ev[lo - 1]].end >= pg[i].ts))
+		if (lo == t->nev || (lo && an__end(an, t->ev[lo - 1]) >= pg[i].ts))
 			goto drop;
 		pg[i].ev = t->ev[lo];
 		pg[kept++] = pg[i];
@@ -350,8 +396,8 @@ drop:
 /* Enter-time order, per-thread lists, and which calls follow a loss gap. */
 static int index_events(struct analysis *an)
 {
-	if (an->nev)
-		qsort(an->ev, an->nev, sizeof(*an->ev), cmp_event);
+	if (sort_events(an))
+		return -ENOMEM;
 	an->evflags = calloc(an->nev + 1, 1);
 	if (!an->evflags)
 		return -ENOMEM;
@@ -405,6 +451,7 @@ int an__load(struct analysis *an, const char *path, const void *buf, size_t len)
 
 	if (!r)
 		return -errno;
+	an->last_tidx = AN_NONE;
 	while (!err && (ret = trace_reader__next(r, &h)) == 1) {
 		err = add_record(an, h);
 		nrec++;

@@ -280,13 +280,23 @@ uint32_t file__res(struct analysis *an, uint32_t dev, uint64_t ino, uint32_t cre
 {
 	struct an_state *st = an->state;
 	uint64_t key[2] = { dev, ino };
-	uint64_t h = hash64(key, sizeof(key));
-	uint32_t r = htab__get(&st->file_res, h);
+	uint64_t h;
+	uint32_t r;
 
-	if (r != AN_NONE && creator == AN_NONE)
-		return r;
-	r = st__res_new(an, creator);
-	if (r != AN_NONE && htab__set(&st->file_res, h, r))
-		return AN_NONE;
+	if (creator == AN_NONE && st->last_file != AN_NONE && st->last_dev == dev &&
+	    st->last_ino == ino)
+		return st->last_file;
+	h = hash64(key, sizeof(key));
+	r = htab__get(&st->file_res, h);
+	if (r == AN_NONE || creator != AN_NONE) {
+		r = st__res_new(an, creator);
+		if (r != AN_NONE && htab__set(&st->file_res, h, r))
+			return AN_NONE;
+	}
+	if (r != AN_NONE) {
+		st->last_dev = dev;
+		st->last_ino = ino;
+		st->last_file = r;
+	}
 	return r;
 }

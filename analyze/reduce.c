@@ -36,8 +36,9 @@ static bool gap_between(const struct an_thread *t, uint64_t a, uint64_t b)
 static bool keep_edge(struct analysis *an, const struct an_edge *e)
 {
 	const struct an_event *f = &an->ev[e->from], *t = &an->ev[e->to];
+	uint64_t t_end = an__end(an, e->to);
 
-	if (f->ts > t->end) {
+	if (f->ts > t_end) {
 		an->edges_time++;
 		return false;
 	}
@@ -46,7 +47,7 @@ static bool keep_edge(struct analysis *an, const struct an_edge *e)
 	 * write shifts every byte count after it), so a gap ending at the
 	 * source counts; so does one in the target before it began.
 	 */
-	if (gap_between(an__thread(an, f->tidx), f->ts, t->end) ||
+	if (gap_between(an__thread(an, f->tidx), f->ts, t_end) ||
 	    gap_between(an__thread(an, t->tidx), f->ts + 1, t->ts)) {
 		an->edges_gap++;
 		return false;

@@ -51,7 +51,7 @@ static int on_exit_rec(struct analysis *an, const struct an_side *s, const uint3
 	for (uint32_t k = 0; k < nwaits; k++) {
 		const struct iot_syscall *sc = an__rec(an, waits[k]);
 
-		if (used[k] || sc->hdr.pid != p->ppid || an->ev[waits[k]].end < s->ts ||
+		if (used[k] || sc->hdr.pid != p->ppid || an__end(an, waits[k]) < s->ts ||
 		    !reaps(sc, s->pid))
 			continue;
 		used[k] = 1;
@@ -101,7 +101,7 @@ static uint32_t waker_call(const struct analysis *an, uint32_t waker, uint64_t t
 
 	if (id == AN_NONE)
 		return AN_NONE;
-	if (an->ev[id].end < ts && !(an__rec(an, id)->flags & IOT_SCF_NO_RETURN))
+	if (an__end(an, id) < ts && !(an__rec(an, id)->flags & IOT_SCF_NO_RETURN))
 		return AN_NONE;
 	return can_wake(an, id) ? id : AN_NONE;
 }

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include "record.h"
+#include "sort.h"
 #include "state.h"
 #include "syscalls.h"
 
@@ -22,12 +23,18 @@
 struct st_proc *st__proc(struct analysis *an, uint32_t pid)
 {
 	struct an_state *st = an->state;
-	uint32_t idx = htab__get(&st->proc_idx, pid);
+	uint32_t idx;
 	struct st_proc *p;
 	uint32_t ai;
 
-	if (idx != AN_NONE)
+	if (st->last_proc != AN_NONE && st->last_pid == pid)
+		return vec__at(&st->procs, st->last_proc);
+	idx = htab__get(&st->proc_idx, pid);
+	if (idx != AN_NONE) {
+		st->last_pid = pid;
+		st->last_proc = idx;
 		return vec__at(&st->procs, idx);
+	}
 	p = vec__push(&st->procs);
 	if (!p || htab__set(&st->proc_idx, pid, st->procs.n - 1))
 		return NULL;
@@ -507,30 +514,21 @@ static int apply_fork(struct analysis *an, const struct an_side *s)
 	return 0;
 }
 
-static const struct analysis *sort_an;
-
-static int cmp_end(const void *a, const void *b)
-{
-	const struct an_event *x = &sort_an->ev[*(const uint32_t *)a];
-	const struct an_event *y = &sort_an->ev[*(const uint32_t *)b];
-
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/* Event ids in exit order.  Caller frees. */
+/* Event ids in exit order, ties in id order.  Caller frees. */
 uint32_t *an__exit_order(const struct analysis *an)
 {
 	uint32_t *o = malloc((an->nev + 1) * sizeof(*o));
+	uint64_t *end = malloc((an->nev + 1) * sizeof(*end));
 
-	if (!o)
-		return NULL;
-	for (uint32_t i = 0; i < an->nev; i++)
+	for (uint32_t i = 0; o && end && i < an->nev; i++) {
 		o[i] = i;
-	sort_an = an;
-	if (an->nev)
-		qsort(o, an->nev, sizeof(*o), cmp_end);
+		end[i] = an__end(an, i);
+	}
+	if (!o || !end || sort__by_key(end, o, an->nev)) {
+		free(o);
+		o = NULL;
+	}
+	free(end);
 	return o;
 }
 
@@ -548,7 +546,7 @@ static int walk(struct analysis *an, const uint32_t *order)
 			err = apply_fdsnap(an, h);
 	}
 	for (uint32_t i = 0; !err && i < an->nev; i++) {
-		while (!err && si < an->side.n && side[si].ts <= an->ev[order[i]].end)
+		while (!err && si < an->side.n && side[si].ts <= an__end(an, order[i]))
 			err = apply_fork(an, &side[si++]);
 		if (!err)
 			err = apply_call(an, order[i]);
@@ -583,6 +581,7 @@ int an__state(struct analysis *an)
 	}
 	st->procs.esz = sizeof(struct st_proc);
 	st->res.esz = sizeof(struct res);
+	st->last_proc = st->last_file = AN_NONE;
 	an->state = st;
 	err = walk(an, order);
 	an->state = NULL;

@@ -53,6 +53,11 @@ struct an_state {
 	struct pathst *paths;	/* by interned path id */
 	uint32_t npaths;
 	struct htab file_res;	/* hash of (dev, ino) -> res index */
+	/* the last answers of st__proc() and file__res(): calls come in runs of one
+	 * process and one file, and hashing for each cost more than the rest */
+	uint32_t last_pid, last_proc;	/* last_proc AN_NONE: none yet */
+	uint32_t last_dev, last_file;
+	uint64_t last_ino;
 };
 
 /* state.c */

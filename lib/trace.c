@@ -214,6 +214,9 @@ struct trace_reader {
 	size_t raw_off;
 	uint32_t nrec;			/* records the block header promised */
 	uint32_t nread;			/* records handed out of the block */
+	z_stream zs;			/* raw inflate, reused block after block */
+	bool zs_ready;
+	ZSTD_DCtx *zd;			/* zstd context, reused likewise */
 	bool done;
 	char errbuf[128];
 	const char *err;
@@ -312,14 +315,47 @@ static int reader__stop(struct trace_reader *r, const char *what, uint64_t blk)
 	return 0;
 }
 
-/* Decompresses one block's bytes into r->raw; true when exactly raw_len came out. */
-static bool reader__decode(struct trace_reader *r, const void *data, size_t len, size_t raw_len)
+/*
+ * Inflates a block's zlib stream into r->raw: 0, or -1 when it does not
+ * decode to exactly raw_len bytes.  The stream is inflated raw, past its
+ * two-byte header, so zlib does not also compute the Adler-32 of every
+ * inflated byte: the block's CRC-32 of the compressed bytes, trailer
+ * included, was checked before, and the records are checked one by one.
+ */
+static int reader__inflate(struct trace_reader *r, const unsigned char *data, uint32_t len,
+			   uint32_t raw_len)
 {
-	uLongf out_len = raw_len;
+	int ret;
 
-	if (r->flags & TRACE_F_ZSTD)
-		return ZSTD_decompress(r->raw, raw_len, data, len) == raw_len;
-	return uncompress(r->raw, &out_len, data, len) == Z_OK && out_len == raw_len;
+	/* deflate, no preset dictionary, header checksum (RFC 1950) */
+	if (len < 2 || (data[0] & 0x0f) != Z_DEFLATED || (data[0] >> 4) > 7 ||
+	    (data[0] << 8 | data[1]) % 31 || (data[1] & 0x20))
+		return -1;
+	if (!r->zs_ready) {
+		if (inflateInit2(&r->zs, -MAX_WBITS) != Z_OK)
+			return -1;
+		r->zs_ready = true;
+	} else if (inflateReset(&r->zs) != Z_OK) {
+		return -1;
+	}
+	r->zs.next_in = (Bytef *)data + 2;
+	r->zs.avail_in = len - 2;
+	r->zs.next_out = r->raw;
+	r->zs.avail_out = raw_len;
+	ret = inflate(&r->zs, Z_FINISH);
+	return ret == Z_STREAM_END && r->zs.total_out == raw_len ? 0 : -1;
+}
+
+/* Decompresses one block's bytes into r->raw: 0, or -1 when they do not come
+ * out as exactly raw_len bytes. */
+static int reader__decode(struct trace_reader *r, const unsigned char *data, uint32_t len,
+			  uint32_t raw_len)
+{
+	if (!(r->flags & TRACE_F_ZSTD))
+		return reader__inflate(r, data, len, raw_len);
+	if (!r->zd && !(r->zd = ZSTD_createDCtx()))
+		return -1;
+	return ZSTD_decompressDCtx(r->zd, r->raw, raw_len, data, len) == raw_len ? 0 : -1;
 }
 
 /* Loads the block at r->off; 1 loaded, 0 end of stream (clean or not). */
@@ -353,7 +389,7 @@ static int reader__load_block(struct trace_reader *r)
 		r->raw = p;
 		r->raw_cap = bh.raw_len;
 	}
-	if (!reader__decode(r, data, bh.comp_len, bh.raw_len))
+	if (reader__decode(r, data, bh.comp_len, bh.raw_len))
 		return reader__stop(r, "undecodable", r->blocks);
 	r->off += sizeof(bh) + bh.comp_len;
 	r->raw_len = bh.raw_len;
@@ -409,6 +445,9 @@ void trace_reader__free(struct trace_reader *r)
 		return;
 	if (r->map)
 		munmap(r->map, r->len);
+	if (r->zs_ready)
+		inflateEnd(&r->zs);
+	ZSTD_freeDCtx(r->zd);
 	free(r->raw);
 	free(r);
 }

@@ -15,7 +15,9 @@
 #include <jansson.h>
 
 #include "analyze.h"
+#include "jw.h"
 #include "record.h"
+#include "sort.h"
 #include "trace.h"
 
 #define NO	UINT32_MAX
@@ -636,6 +638,72 @@ static void test_analyze__initial_state_from_names(void)
 	tb_free(&b);
 }
 
+/* Equal keys keep their order, keys spanning 64 bits or 32, n of 0 and 1 included. */
+static void test_analyze__sort_stable(void)
+{
+	uint64_t key[] = { 5, UINT64_MAX, 0, 5, 1ull << 40, 0, 5, UINT64_MAX };
+	uint64_t near[] = { 7e9 + 5, 7e9 + 3, 7e9 + (1u << 31), 7e9 + 3, 7e9, 7e9 + 4096 };
+	uint32_t val[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	uint32_t want_val[] = { 2, 5, 0, 3, 6, 4, 1, 7 };
+	uint32_t val2[] = { 0, 1, 2, 3, 4, 5 };
+	uint32_t want_val2[] = { 4, 1, 3, 0, 5, 2 };
+
+	CU_ASSERT_FATAL(sort__by_key(key, val, 8) == 0);
+	CU_ASSERT(!memcmp(val, want_val, sizeof(val)));
+	CU_ASSERT_FATAL(sort__by_key(near, val2, 6) == 0);
+	CU_ASSERT(!memcmp(val2, want_val2, sizeof(val2)));
+	CU_ASSERT(sort__by_key(key, val, 1) == 0 && val[0] == 2);
+	CU_ASSERT(sort__by_key(key, val, 0) == 0);
+}
+
+/* Ids follow enter time, then thread (first seen first), then arrival. */
+static void test_analyze__enter_order(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_getpid, .ts = 20, .dur = 1);	/* thread 0 */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 10, .dur = 30);	/* thread 1 */
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_getpid, .ts = 30, .dur = 1);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 20, .dur = 0);	/* ties thread 0 */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 20, .dur = 0);	/* ties itself */
+	CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
+	CU_ASSERT(ev(&b, 1, 0) == 0);
+	CU_ASSERT(ev(&b, 2, 0) == 1);
+	CU_ASSERT(ev(&b, 1, 1) == 2);
+	CU_ASSERT(ev(&b, 1, 2) == 3);
+	CU_ASSERT(ev(&b, 2, 1) == 4);
+	tb_free(&b);
+}
+
+/* A remembered number is reused only for the same value written the same way. */
+static void test_analyze__jw_memo(void)
+{
+	struct jw *w = malloc(sizeof(*w));
+	struct jw_num m = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	CU_ASSERT_FATAL(w && f);
+	jw__init(w, f);
+	jw__s64_memo(w, &m, -1);
+	jw__raw(w, " ", 1);
+	jw__s64_memo(w, &m, -1);
+	jw__raw(w, " ", 1);
+	jw__u64_memo(w, &m, UINT64_MAX);	/* same bits, unsigned */
+	jw__raw(w, " ", 1);
+	jw__u64_memo(w, &m, 7);
+	jw__raw(w, " ", 1);
+	jw__str(w, "a\"b\\c\n\x7f\xc3\xa9");
+	CU_ASSERT(jw__flush(w) == 0);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(out, "-1 -1 18446744073709551615 7 "
+				    "\"a\\\"b\\\\c\\u000a\\u007f\xc3\xa9\"");
+	free(out);
+	free(w);
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "wakeup", test_analyze__wakeup },
@@ -655,6 +723,9 @@ static CU_TestInfo tests[] = {
 	{ "a rule family switched off", test_analyze__rule_family_off },
 	{ "transitive reduction", test_analyze__transitive_reduction },
 	{ "initial state from names", test_analyze__initial_state_from_names },
+	{ "sort: stable, any span", test_analyze__sort_stable },
+	{ "enter order and its ties", test_analyze__enter_order },
+	{ "json writer: remembered numbers, escapes", test_analyze__jw_memo },
 	CU_TEST_INFO_NULL,
 };
 
