@@ -145,22 +145,14 @@ static int fd_open(struct analysis *an, struct st_proc *p, const struct iot_fd *
 		   uint32_t ev, bool cloexec)
 {
 	struct fdslot *s = f ? st__fd(p, f->fd, true) : NULL;
-	uint32_t closer;
 
 	if (!s)
 		return f && f->fd >= 0 && f->fd < FD_LIMIT ? -ENOMEM : 0;
-	closer = s->closer1 ? s->closer1 - 1 : AN_NONE;
 	if (path == AN_NONE && f->ftype != IOT_FT_REG && f->ftype != IOT_FT_DIR)
 		path = anon_name(an, f);
 	*s = (struct fdslot){ .ino = f->ino, .dev = f->dev, .path = path, .ftype = f->ftype,
 			      .open = 1, .cloexec = cloexec, .res = st__res_new(an, ev) };
-	if (s->res == AN_NONE)
-		return -ENOMEM;
-	/* the number was free only once the last generation was closed: name
-	 * ordering of the fd table (dup2 closes and reopens in one call) */
-	if (closer != AN_NONE && ev != AN_NONE && closer != ev)
-		return an__edge(an, closer, ev, AN_RULE_NAME, 0);
-	return 0;
+	return s->res == AN_NONE ? -ENOMEM : 0;
 }
 
 static int fd_close(struct analysis *an, struct st_proc *p, int fd, uint32_t ev)
@@ -170,7 +162,6 @@ static int fd_close(struct analysis *an, struct st_proc *p, int fd, uint32_t ev)
 	if (!s || !s->open)
 		return 0;
 	s->open = 0;
-	s->closer1 = ev == AN_NONE ? 0 : ev + 1;
 	return ev == AN_NONE ? 0 : st__delete(an, s->res, ev);
 }
 

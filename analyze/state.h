@@ -26,7 +26,6 @@ struct fdslot {
 	uint32_t dev;
 	uint32_t path;		/* interned, or AN_NONE */
 	uint32_t res;		/* index in st->res */
-	uint32_t closer1;	/* 1 + the call that closed the last generation, or 0 */
 	uint16_t ftype;
 	uint8_t open, cloexec;
 };

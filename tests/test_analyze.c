@@ -353,30 +353,6 @@ static void test_analyze__fd_reuse_after_close(void)
 	tb_free(&b);
 }
 
-/* The open that gets fd 3 back could only run after the close that freed
- * it, in another thread: replayed the other way, the read on the new fd 3
- * would find the old file (name ordering of the fd table). */
-static void test_analyze__fd_reuse_waits_for_close(void)
-{
-	struct tb b;
-
-	tb_init(&b);
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_close, .ts = 30, .dur = 5, .a = { 3 },
-	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
-	SC(&b, .pid = 1, .tid = 2, .nr = SYS_openat, .ts = 40, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/proc/x" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 12) });
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_dup2, .ts = 50, .dur = 5, .ret = 4, .a = { 3, 4 },
-	   .nfd = 2, .fd = { FD(0, 3, IOT_FT_REG, 12), FD(1, 4, IOT_FT_NONE, 0) });
-	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
-	CU_ASSERT(dep(&b, 1, 1, 2, 0, AN_RULE_NAME));	/* close -> the reopen */
-	CU_ASSERT_FALSE(dep(&b, 1, 0, 2, 0, AN_RULE_NAME));	/* implied */
-	tb_free(&b);
-}
-
 /* dup in one thread, the new fd used by another: it names the same file and
  * depends on the dup. */
 static void test_analyze__dup_across_threads(void)
@@ -712,7 +688,6 @@ static CU_TestInfo tests[] = {
 	{ "loss gap", test_analyze__loss_gap },
 	{ "data: file ranges", test_analyze__data_file },
 	{ "fd reuse after close", test_analyze__fd_reuse_after_close },
-	{ "fd reuse waits for the close", test_analyze__fd_reuse_waits_for_close },
 	{ "dup across threads", test_analyze__dup_across_threads },
 	{ "fd inherited across fork", test_analyze__fd_inherited_across_fork },
 	{ "rename of a dir with an open file", test_analyze__rename_dir_with_open_file },
