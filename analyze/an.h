@@ -110,6 +110,7 @@ struct analysis {
 	uint32_t last_tid, last_tidx;	/* the load's last thread: records come in runs */
 	struct strtab strs;
 	uint64_t t0;		/* trace start, CLOCK_MONOTONIC */
+	uint64_t compute_floor;	/* META's compute_floor_ns: taken off on-CPU compute */
 	uint64_t lost_events;	/* loss counters of the stats record plus seq gaps */
 	uint64_t seq_gaps;
 	uint64_t loss[IOT_LOSS_NR];

@@ -297,7 +297,9 @@ static void put_deps(struct jw *w, const struct analysis *an, uint32_t id)
 	jw__lit(w, "]");
 }
 
-/* On-CPU time since the previous call returned, or the wall gap when unknown. */
+/* On-CPU time since the previous call returned, less the recording's compute
+ * floor (syscall exit and entry, the tracer: the replay pays its own), or the
+ * wall gap when unknown. */
 uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall)
 {
 	const struct an_event *e = &an->ev[id];
@@ -307,7 +309,7 @@ uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall)
 
 	*wall = sc->flags & IOT_SCF_NO_CPU;
 	if (!*wall)
-		return sc->cpu_ns;
+		return sc->cpu_ns > an->compute_floor ? sc->cpu_ns - an->compute_floor : 0;
 	if (!e->pos)
 		return 0;
 	prev_end = an__end(an, t->ev[e->pos - 1]);
@@ -564,6 +566,7 @@ static json_t *header_json(const struct analysis *an)
 		return NULL;
 	if (an->read_error)
 		json_object_set_new(h, "truncated", json_string(an->read_error));
+	json_object_set_new(h, "compute_floor_ns", json_integer(an->compute_floor));
 	if (an->opts.infer)
 		json_object_set_new(h, "causality_stats", an__counters_json(an));
 	return h;

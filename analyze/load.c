@@ -260,6 +260,8 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 		return add_page(an, (const void *)h);
 	case IOT_REC_META:
 		an->t0 = h->ts;
+		if (h->size >= sizeof(struct iot_meta))
+			an->compute_floor = ((const struct iot_meta *)h)->compute_floor_ns;
 		return 0;
 	case IOT_REC_PROC:
 		return add_proc(an, h);

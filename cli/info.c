@@ -206,6 +206,7 @@ static json_t *to_json(struct info *in, struct trace_reader *r, const char *path
 		if (in->meta[i])
 			json_object_set_new(o, keys[i], json_string(in->meta[i]));
 	}
+	json_object_set_new(o, "compute_floor_ns", json_integer(in->meta_hdr.compute_floor_ns));
 	return o;
 }
 

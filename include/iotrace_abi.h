@@ -257,7 +257,9 @@ struct iot_meta {
 	__u32 page_size;
 	__u32 nstr;
 	__u32 follow_children;	/* 1 unless --no-children */
-	__u32 pad;
+	__u32 compute_floor_ns;	/* on-CPU ns between two calls of a thread doing nothing
+				 * between them (syscall exit and entry, the tracer),
+				 * measured at start; 0: not measured */
 };
 
 /* A process put into the kernel filter by the recorder. */

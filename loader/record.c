@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfsetup.h"
+#include "calib.h"
 #include "commands.h"
 #include "log.h"
 #include "pidset.h"
@@ -50,6 +51,8 @@ struct recorder {
 	bool have_child;
 	int child_status;
 	uint64_t events;	/* records of kernel origin */
+	struct calib calib;	/* its child's records are kept out of the trace */
+	uint64_t loss_base[IOT_LOSS_NR];	/* the calibration's, not the trace's */
 	int write_err;
 	uint64_t start_ns;
 };
@@ -198,6 +201,7 @@ static int write_meta(struct recorder *r, const struct record_opts *o, int argc,
 	m->realtime_ns = mono_ns(CLOCK_REALTIME);
 	m->page_size = sysconf(_SC_PAGESIZE);
 	m->follow_children = !o->no_children;
+	m->compute_floor_ns = calib__floor_ns(&r->calib);
 	m->nstr = 3;
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
@@ -319,12 +323,14 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		if (h->size > size || h->size < sizeof(*h) || h->size % 8)
 			return 0;	/* cannot happen short of a BPF bug: skip, do not stop */
+		data = (char *)data + h->size;
+		size -= h->size;
+		if (calib__take(&r->calib, h))
+			continue;
 		r->events++;
 		track(r, h);
 		if (append(r, h))
 			return -EIO;
-		data = (char *)data + h->size;
-		size -= h->size;
 	}
 	return 0;
 }
@@ -385,6 +391,8 @@ static void drain_seq_ends(struct recorder *r)
 		e.hdr.pid = v.pid;
 		e.last_seq = v.seq;
 		bpf_map_delete_elem(fd, &keys[i]);
+		if (calib__take(&r->calib, &e.hdr))
+			continue;
 		if (append(r, &e.hdr))
 			return;
 	}
@@ -435,6 +443,14 @@ static int drain_loop(struct recorder *r, double duration)
 	return r->write_err;
 }
 
+/* The kernel's loss counters since the recording proper began. */
+static void recorder__loss(struct recorder *r, uint64_t *loss)
+{
+	capture__loss(r->cap, loss);
+	for (int i = 0; i < IOT_LOSS_NR; i++)
+		loss[i] = loss[i] > r->loss_base[i] ? loss[i] - r->loss_base[i] : 0;
+}
+
 static int write_stats(struct recorder *r)
 {
 	struct trace_writer_stats ws;
@@ -443,7 +459,7 @@ static int write_stats(struct recorder *r)
 			 .size = sizeof(s) },
 	};
 
-	capture__loss(r->cap, (uint64_t *)s.loss);
+	recorder__loss(r, (uint64_t *)s.loss);
 	trace_writer__stats(r->w, &ws);
 	s.records = r->events;
 	s.bytes = ws.raw_bytes;
@@ -457,7 +473,7 @@ static void summary(struct recorder *r, const char *out, bool cmd)
 	uint64_t lost;
 	double secs = (mono_ns(CLOCK_MONOTONIC) - r->start_ns) / 1e9;
 
-	capture__loss(r->cap, loss);
+	recorder__loss(r, loss);
 	lost = loss[IOT_LOSS_RINGBUF] + loss[IOT_LOSS_STORAGE];
 	trace_writer__stats(r->w, &ws);
 	info("%s: %llu events, %llu lost, %llu bytes (%.1f per event), %.2f s", out,
@@ -499,6 +515,7 @@ static int recorder__start(struct recorder *r, struct record_opts *o, int argc, 
 		.follow_children = !o->no_children,
 		.ring_bytes = o->ring_bytes,
 	};
+	int e;
 
 	r->cap = capture__new(&co);
 	if (!r->cap)
@@ -513,6 +530,12 @@ static int recorder__start(struct recorder *r, struct record_opts *o, int argc, 
 		err("creating ring buffer reader: %s", strerror(errno));
 		return -errno;
 	}
+	/* before any target: its records are the only ones in the ring */
+	e = calib__run(&r->calib, r->cap);
+	if (e)
+		dbg("compute floor not measured: %s", strerror(-e));
+	ring_buffer__consume(r->rb);
+	capture__loss(r->cap, r->loss_base);
 	r->start_ns = mono_ns(CLOCK_MONOTONIC);
 	if (write_meta(r, o, argc, argv))
 		return r->write_err;
@@ -557,5 +580,6 @@ cleanup:
 		close(r.out_fd);
 	pidset__free(&o.targets);
 	pidset__free(&r.live);
+	calib__free(&r.calib);
 	return ret;
 }

@@ -680,6 +680,55 @@ static void test_analyze__jw_memo(void)
 	free(w);
 }
 
+/* Each event line's compute_ns, in id order, from the written annotated trace. */
+static void event_compute(struct tb *b, uint64_t *out, size_t n, char src[][8])
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0, i = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	CU_ASSERT_FATAL(m && analysis__write_jsonl(b->an, m) == 0);
+	fclose(m);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_t *e = json_loads(line, 0, NULL);
+
+		CU_ASSERT_FATAL(e != NULL);
+		if (!strcmp(json_string_value(json_object_get(e, "type")), "event") && i < n) {
+			out[i] = json_integer_value(json_object_get(e, "compute_ns"));
+			snprintf(src[i++], 8, "%s",
+				 json_string_value(json_object_get(e, "compute_src")));
+		}
+		json_decref(e);
+	}
+	CU_ASSERT_EQUAL(i, n);
+	free(text);
+}
+
+/* The recording's compute floor comes off on-CPU compute, never below 0;
+ * a wall gap (no scheduler data) is left as it is. */
+static void test_analyze__compute_floor(void)
+{
+	struct iot_meta m = { .hdr = { .ts = 1, .type = IOT_REC_META, .size = sizeof(m) },
+			      .compute_floor_ns = 300 };
+	uint64_t c[3];
+	char src[3][8];
+	struct tb b;
+
+	tb_init(&b);
+	put(&b, &m.hdr);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 10, .dur = 5, .flags = IOT_SCF_NO_CPU);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 2000, .dur = 5, .cpu = 1000);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 3000, .dur = 5, .cpu = 100);
+	CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
+	event_compute(&b, c, 3, src);
+	CU_ASSERT_EQUAL(c[0], 0);		/* first call: nothing before it */
+	CU_ASSERT_STRING_EQUAL(src[0], "wall");
+	CU_ASSERT_EQUAL(c[1], 700);
+	CU_ASSERT_STRING_EQUAL(src[1], "oncpu");
+	CU_ASSERT_EQUAL(c[2], 0);		/* under the floor */
+	tb_free(&b);
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "wakeup", test_analyze__wakeup },
@@ -698,6 +747,7 @@ static CU_TestInfo tests[] = {
 	{ "a rule family switched off", test_analyze__rule_family_off },
 	{ "transitive reduction", test_analyze__transitive_reduction },
 	{ "initial state from names", test_analyze__initial_state_from_names },
+	{ "compute floor taken off on-CPU compute", test_analyze__compute_floor },
 	{ "sort: stable, any span", test_analyze__sort_stable },
 	{ "enter order and its ties", test_analyze__enter_order },
 	{ "json writer: remembered numbers, escapes", test_analyze__jw_memo },

@@ -46,6 +46,28 @@ test_batched_records_drained()
 	eq "lost" "$("$IOTRACE" info t.iot | jq .lost_events)" 0
 }
 
+# The compute floor is measured at start by a calibration child whose records
+# stay out of the trace: one process, no call of another pid, no loss, and
+# the floor reaches analyze's header, which takes it off on-CPU compute.
+test_compute_floor()
+{
+	need_bpf
+	mkdir d
+	record -o t.iot -- "$PROGS/fileio" "$T/d" 1 >out
+	"$IOTRACE" info t.iot >info.json
+	local floor
+	floor=$(jq .compute_floor_ns info.json)
+	ge "floor" "$floor" 1
+	[ "$floor" -lt 100000 ] || fail "floor $floor ns is not a syscall's cost"
+	eq "processes" "$(jq .processes info.json)" 1
+	eq "lost" "$(jq .lost_events info.json)" 0
+	# -- CMD: the only call that can be in progress at the attach is the child's wait
+	[ "$(jq .loss.exit_without_enter info.json)" -le 1 ] || fail "calls in progress: $(jq .loss info.json)"
+	eq "pids" "$(q t.iot '[.[] | select(.type == "syscall") | .pid] | unique | length')" 1
+	"$IOTRACE" analyze t.iot -o t.jsonl || fail "analyze exited $?"
+	eq "header floor" "$(head -1 t.jsonl | jq .compute_floor_ns)" "$floor"
+}
+
 # Path strings: both names of rename and symlink, readlink's result.
 test_path_strings()
 {
