@@ -203,7 +203,7 @@ record() {
 # mode_args MODE: the replay options of a mode, in ARGS
 mode_args() {
 	case $1 in
-	think) ARGS=(--natural --order none) ;; # recorded compute, no deps (approximation)
+	think) ARGS=(--natural --order think) ;; # //TRACE: recorded wall gaps and waits, no deps
 	*) ARGS=(--natural --order "$1") ;;
 	esac
 }

@@ -19,7 +19,7 @@ static void replay__usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iotrace replay FILE --root DIR [--afap | --natural | --speed X]\n"
-		"                      [--order causal|temporal|single|none] [--report R.json]\n"
+		"                      [--order causal|temporal|single|none|think] [--report R.json]\n"
 		"                      [--prepare-only] [--stall-timeout SEC] [--user NAME]\n"
 		"                      [--no-progress]\n"
 		"\n"
@@ -28,11 +28,13 @@ static void replay__usage(FILE *f)
 		"\n"
 		"  --root DIR          sandbox: every trace path is resolved under DIR\n"
 		"  --afap              no compute between calls (default)\n"
-		"  --natural           spin the recorded compute, hold calls to their times\n"
+		"  --natural           spin the recorded compute; waits the trace cannot\n"
+		"                      explain last as long as they did\n"
 		"  --speed X           --natural, X times faster (compute and sleeps / X)\n"
 		"  --order ORDER       causal (default): the inferred deps; temporal: trace\n"
 		"                      order across threads; single: one thread; none: no\n"
-		"                      cross-thread waits\n"
+		"                      cross-thread waits; think: //TRACE's think-limited\n"
+		"                      replay, recorded wall gaps and blocking times, no deps\n"
 		"  --report R.json     write the replay report\n"
 		"  --prepare-only      create the initial files and stop\n"
 		"  --stall-timeout SEC give up when no call completes for SEC (default 30, 0 off)\n"
@@ -47,14 +49,14 @@ static void replay__usage(FILE *f)
 
 static int replay__order(const char *s, enum rp_order *o)
 {
-	static const char *const names[] = { "causal", "temporal", "single", "none" };
+	static const char *const names[] = { "causal", "temporal", "single", "none", "think" };
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(s, names[i])) {
 			*o = i;
 			return 0;
 		}
-	err("replay: unknown order '%s' (causal, temporal, single, none)", s);
+	err("replay: unknown order '%s' (causal, temporal, single, none, think)", s);
 	return -EINVAL;
 }
 

@@ -92,7 +92,7 @@ static int plan__order(struct rp_plan *p, enum rp_order order)
 		struct rp_op *op = &p->ops[i];
 
 		if (order != RO_CAUSAL)
-			op->ndeps = 0;
+			op->ndeps = 0;	/* think included: //TRACE's baseline knows no deps */
 		if (order == RO_TEMPORAL && i)
 			err = plan__add_dep(op, (i - 1) | RP_DEP_START);
 	}
@@ -138,7 +138,7 @@ static bool futex_may_block(int64_t op)
  * how long they take is what the replay measures.  Nor is a futex wake: its
  * waiters were woken during the call, and holding it would hold them.
  */
-static void plan__holds(struct rp_plan *p)
+static void plan__holds(struct rp_plan *p, enum rp_order order)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];
@@ -148,7 +148,28 @@ static void plan__holds(struct rp_plan *p)
 
 		if (k == RK_WAIT && op->a[0] >= 0 && !futex_may_block(op->a[0]))
 			may_block = false;
-		op->hold = may_block && !op->ndeps;
+		/* think: every wait is time, explained or not */
+		op->hold = may_block && (!op->ndeps || order == RO_THINK);
+	}
+}
+
+/*
+ * --order think, //TRACE's think-limited baseline: the time between two calls
+ * of a thread is the recorded wall gap, whatever the thread did in it
+ * (computing, waiting for the CPU or for another thread outside a call).
+ */
+static void plan__think_gaps(struct rp_plan *p)
+{
+	for (uint32_t t = 0; t < p->nth; t++) {
+		const struct rp_thread *th = &p->th[t];
+
+		for (uint32_t k = 1; k < th->nops; k++) {
+			const struct rp_op *prev = &p->ops[th->ops[k - 1]];
+			struct rp_op *op = &p->ops[th->ops[k]];
+			uint64_t end = prev->ts + prev->dur;
+
+			op->compute = op->ts > end ? op->ts - end : 0;
+		}
 	}
 }
 
@@ -211,7 +232,9 @@ int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 	if (dropped)
 		dbg("%u deps name events not in the trace or the same thread: dropped", dropped);
 	err = plan__thread_lists(p);
-	plan__holds(p);
+	plan__holds(p, o->order);
+	if (!err && o->order == RO_THINK)
+		plan__think_gaps(p);
 	if (!err)
 		err = plan__order(p, o->order);
 	if (!err)

@@ -82,7 +82,7 @@ enum rp_kind {
 
 enum rp_attr { RP_ATTR_MODE, RP_ATTR_OWNER, RP_ATTR_TIMES };
 
-enum rp_order { RO_CAUSAL, RO_TEMPORAL, RO_SINGLE, RO_NONE };
+enum rp_order { RO_CAUSAL, RO_TEMPORAL, RO_SINGLE, RO_NONE, RO_THINK };
 enum rp_timing { RT_AFAP, RT_NATURAL };
 
 /* Op state word: started, then done; RS_WAITERS when someone sleeps on it. */

@@ -164,7 +164,7 @@ static json_t *report__failures(const struct rp_plan *p, bool shorts)
 	return a;
 }
 
-static const char *const order_names[] = { "causal", "temporal", "single", "none" };
+static const char *const order_names[] = { "causal", "temporal", "single", "none", "think" };
 
 static json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {

@@ -68,6 +68,27 @@ static void test_replay__causal_deps(void)
 	plan__free(&p);
 }
 
+/* //TRACE's think-limited baseline: no deps, every wait held for its recorded
+ * time, and the time between two calls of a thread is the recorded wall gap. */
+static void test_replay__order_think(void)
+{
+	struct rp_plan p;
+
+	CU_ASSERT_FATAL(plan_of(&p, two_threads, RO_THINK) == 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(p.ops[i].ndeps, 0);
+		CU_ASSERT(p.ops[i].hold);	/* futex waits, explained or not */
+	}
+	CU_ASSERT_EQUAL(p.ops[0].compute, 0);	/* a thread's first call keeps its own */
+	CU_ASSERT_EQUAL(p.ops[2].compute, 10);	/* 120 - (100 + 10) */
+	CU_ASSERT_EQUAL(p.ops[3].compute, 10);	/* 130 - (110 + 10) */
+	plan__free(&p);
+	CU_ASSERT_FATAL(plan_of(&p, two_threads, RO_CAUSAL) == 0);
+	CU_ASSERT_FALSE(p.ops[1].hold);		/* explained by its dep */
+	CU_ASSERT_EQUAL(p.ops[2].compute, 0);
+	plan__free(&p);
+}
+
 static void test_replay__order_none_and_temporal(void)
 {
 	struct rp_plan p;
@@ -267,6 +288,7 @@ static void test_replay__unexplained_wait_held(void)
 static CU_TestInfo tests[] = {
 	{ "causal deps become op indexes", test_replay__causal_deps },
 	{ "orders none and temporal", test_replay__order_none_and_temporal },
+	{ "order think", test_replay__order_think },
 	{ "a deadlocking dep is dropped", test_replay__deadlock_dropped },
 	{ "bad input refused", test_replay__bad_input },
 	{ "dep release under 16 threads", test_replay__release_under_many_threads },

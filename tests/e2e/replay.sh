@@ -130,7 +130,7 @@ test_orders_and_speeds()
 	need_bpf
 	mkdir w
 	annotated t "$PROGS/demo_workload" "$T/w"
-	for o in causal temporal single none; do
+	for o in causal temporal single none think; do
 		replay t.jsonl root --order $o
 		eq "order" "$(r .order)" $o
 		eq "events $o" "$(r .events)" "$(($(wc -l <t.jsonl) - 1))"
@@ -138,6 +138,8 @@ test_orders_and_speeds()
 	replay t.jsonl root --order causal
 	no_failures
 	replay t.jsonl root --order temporal --natural
+	no_failures
+	replay t.jsonl root --order think --natural
 	no_failures
 	replay t.jsonl root --speed 4
 	eq "speed" "$(r .speed)" 4
