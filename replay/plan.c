@@ -134,7 +134,7 @@ static bool futex_may_block(int64_t op)
  * dep blocked on something the trace cannot explain: a timeout, a client
  * outside the trace, a wakeup from an untraced thread.  Decided on the
  * trace's own deps, before an --order baseline replaces them, so that every
- * order holds the same calls.  Reads and writes of files are never held:
+ * order holds the same calls; but think, which holds every wait.  Reads and writes of files are never held:
  * how long they take is what the replay measures.  Nor is a futex wake: its
  * waiters were woken during the call, and holding it would hold them.
  */

@@ -325,6 +325,16 @@ static void test_analyze__data_file(void)
 
 #define AT_CWD	((uint64_t)(int64_t)-100)
 
+/* Thread 1 opens /a as fd 3 at 10, thread 2 reads 10 bytes of it at 20. */
+static void open_then_read(struct tb *b)
+{
+	SC(b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	SC(b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
+	   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+}
+
 /* fd 3 closed by one thread and reused by another: two generations, each
  * with its own path, and stage order open -> uses -> close across threads. */
 static void test_analyze__fd_reuse_after_close(void)
@@ -332,11 +342,7 @@ static void test_analyze__fd_reuse_after_close(void)
 	struct tb b;
 
 	tb_init(&b);
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
-	SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
-	   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	open_then_read(&b);
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_close, .ts = 30, .dur = 5, .a = { 3 },
 	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
 	SC(&b, .pid = 1, .tid = 2, .nr = SYS_openat, .ts = 40, .dur = 5, .ret = 3,
@@ -515,11 +521,7 @@ static void test_analyze__rule_family_off(void)
 		struct tb b;
 
 		tb_init(&b);
-		SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
-		   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 },
-		   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
-		SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
-		   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+		open_then_read(&b);
 		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT & ~(off ? 1u << AN_RULE_STAGE : 0)) != NULL);
 		CU_ASSERT_EQUAL(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE), !off);
 		CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 0)), !off);
@@ -534,11 +536,7 @@ static void test_analyze__transitive_reduction(void)
 	struct tb b;
 
 	tb_init(&b);
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
-	SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
-	   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	open_then_read(&b);
 	SC(&b, .pid = 1, .tid = 3, .nr = SYS_close, .ts = 30, .dur = 5, .a = { 3 },
 	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
 	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_STAGE) != NULL);

@@ -251,7 +251,8 @@ static void test_replay__natural_faster_than_slow_trace(void)
 /*
  * A wait with no traced waker keeps its recorded duration, from the end of
  * the thread's previous call; a wait with a dep is its dep, and storage I/O
- * and futex wakes are never held.  Which calls are held does not depend on the order.
+ * and futex wakes are never held.  Which calls are held does not depend on the
+ * order (but think's, which holds every wait: test_replay__order_think).
  */
 static void test_replay__unexplained_wait_held(void)
 {
