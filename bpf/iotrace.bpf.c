@@ -219,7 +219,7 @@ static __always_inline void batch_put(void *rec, __u32 size, bool flush)
 	}
 	__builtin_memcpy(dst, rec, size);
 	batch_end(b, size, !((struct iot_hdr *)rec)->seq);
-	if (flush && !b->busy)
+	if (flush)
 		batch_flush(b);
 }
 
@@ -346,6 +346,14 @@ static __always_inline void put_hdr(struct iot_hdr *h, __u64 ts, __u64 pid_tgid,
 	h->size = size;
 }
 
+/* The thread's call is over: its on-CPU clock restarts for the next one. */
+static __always_inline void call_done(struct task_state *st, __u64 now)
+{
+	st->in_call = 0;
+	st->exit_run = run_clock(st, now);
+	st->have_exit = 1;
+}
+
 /* exit and exit_group, at enter: they do not return, and take no fd or path. */
 static __always_inline int emit_noret(struct task_state *st, __u64 pid_tgid, __u64 now)
 {
@@ -357,9 +365,7 @@ static __always_inline int emit_noret(struct task_state *st, __u64 pid_tgid, __u
 	rec.flags = IOT_SCF_NO_RETURN | (st->have_exit ? 0 : IOT_SCF_NO_CPU);
 	put_hdr(&rec.hdr, st->enter_ts, pid_tgid, IOT_REC_SYSCALL, sizeof(rec), ++st->seq);
 	batch_put(&rec, sizeof(rec), false);
-	st->in_call = 0;
-	st->exit_run = run_clock(st, now);
-	st->have_exit = 1;
+	call_done(st, now);
 	return 0;
 }
 
@@ -693,9 +699,7 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 	}
 	batch_end(b, build_syscall((struct rec_room *)buf, st, ret, now, flags), false);
 out:
-	st->in_call = 0;
-	st->exit_run = run_clock(st, now);
-	st->have_exit = 1;
+	call_done(st, now);
 	return 0;
 }
 
