@@ -315,6 +315,7 @@ static void ev__fds(struct rp_op *op, json_t *a, const char *call)
 		op->fd = arg_fd(a, "oldfd");
 		op->fd2 = arg_fd(a, "newfd");
 		op->a[0] = arg_int(a, "flags", 0) & O_CLOEXEC;
+		op->a[1] = -1; /* track.c: the generation of newfd it ends */
 		return;
 	case RK_PIPE:
 	case RK_EVENTFD:

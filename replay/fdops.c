@@ -21,33 +21,35 @@
 #include "replay.h"
 #include "rp_ops.h"
 
-int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t rfd)
+int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
 {
-	if (rfd < 0 || (uint32_t)rfd >= p->nfd)
+	const struct rp_proc *pr = &p->pr[op->pidx];
+
+	if (slot < 0 || (uint32_t)slot >= pr->nslot)
 		return RP_FD_UNSET;
-	return atomic_load_explicit(&p->pr[op->pidx].fd[rfd], memory_order_acquire);
+	return atomic_load_explicit(&pr->fd[slot], memory_order_acquire);
 }
 
-/* Points recorded fd RFD of process PIDX at FD, closing what it pointed at. */
-void fd__set(struct rp_plan *p, uint32_t pidx, int64_t rfd, int fd, uint8_t fl)
+/* Points fd slot SLOT of process PIDX at FD, closing what it pointed at. */
+void fd__set(struct rp_plan *p, uint32_t pidx, int64_t slot, int fd, uint8_t fl)
 {
 	struct rp_proc *pr = &p->pr[pidx];
 	int old;
 
-	if (rfd < 0 || (uint64_t)rfd >= p->nfd) {
+	if (slot < 0 || (uint64_t)slot >= pr->nslot) {
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
-	atomic_store_explicit(&pr->fdfl[rfd], fl, memory_order_relaxed);
-	old = atomic_exchange_explicit(&pr->fd[rfd], fd, memory_order_acq_rel);
+	atomic_store_explicit(&pr->fdfl[slot], fl, memory_order_relaxed);
+	old = atomic_exchange_explicit(&pr->fd[slot], fd, memory_order_acq_rel);
 	if (old >= 0 && old != fd)
 		close(old);
 }
 
-static uint8_t fd__flags(const struct rp_plan *p, const struct rp_op *op, int32_t rfd)
+static uint8_t fd__flags(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
 {
-	return atomic_load_explicit(&p->pr[op->pidx].fdfl[rfd], memory_order_relaxed);
+	return atomic_load_explicit(&p->pr[op->pidx].fdfl[slot], memory_order_relaxed);
 }
 
 static size_t io_len(const struct rp_thread *t, const struct rp_op *op)
@@ -103,25 +105,29 @@ static int64_t fd__misc(const struct rp_op *op, int fd)
 	return sys_res(r);
 }
 
+/* The new fd's number is the recorded one (any number says "success"). */
 static int64_t fd__dup(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)
 {
-	int64_t target = op->kind == RK_DUP2 ? op->fd2 : op->ret;
+	int64_t made = op->ret >= 0 ? op->ret : 0;
 	int nfd;
 
 	if (op->kind == RK_DUP2 && op->fd == op->fd2)
-		return op->fd2;
+		return made;
+	/* dup2 onto an open newfd closes it first */
+	if (op->kind == RK_DUP2 && op->a[1] >= 0)
+		fd__set(p, op->pidx, op->a[1], RP_FD_UNSET, 0);
 	fl &= ~RP_FL_CLOEXEC;
 	if (op->a[0])
 		fl |= RP_FL_CLOEXEC;
 	if (fd == RP_FD_SINK) {
-		fd__set(p, op->pidx, target, RP_FD_SINK, fl);
-		return target;
+		fd__set(p, op->pidx, op->fd2, RP_FD_SINK, fl);
+		return made;
 	}
 	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (nfd < 0)
 		return -errno;
-	fd__set(p, op->pidx, target, nfd, fl);
-	return target;
+	fd__set(p, op->pidx, op->fd2, nfd, fl);
+	return made;
 }
 
 static int64_t fd__fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)

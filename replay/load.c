@@ -349,6 +349,8 @@ int plan__load(struct rp_plan *p, const char *file)
 		err = (err("%s: read error: %s", file, strerror(errno)), -EIO);
 	if (!err)
 		err = load__check_end(&l, nl);
+	if (!err)
+		err = track__finish(p);
 	track__free();
 	free(buf);
 	fclose(f);

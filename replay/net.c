@@ -127,7 +127,7 @@ static bool net__inherited_socket(const struct rp_plan *p, uint32_t pidx, int32_
 	const struct rp_proc *pr = &p->pr[pidx];
 
 	for (uint32_t k = 0; k < pr->ninh; k++)
-		if (pr->inh[k].fd == fd && !strcmp(pr->inh[k].type, "socket"))
+		if (pr->inh[k].slot == fd && !strcmp(pr->inh[k].type, "socket"))
 			return true;
 	return false;
 }
@@ -177,7 +177,7 @@ static int net__accept(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 	if (net__traced_client(n, op->a[1]))
 		return 0;
 	peer = net__new_peer(p, true, 0, l->listen);
-	r = peer < 0 ? NULL : ref__get(n, op->pidx, op->ret, true);
+	r = peer < 0 ? NULL : ref__get(n, op->pidx, op->fd2, true);
 	if (!r)
 		return -ENOMEM;
 	r->peer = peer;
@@ -278,7 +278,7 @@ int net__open_inherited(struct rp_plan *p)
 			return err;
 		}
 		atomic_store(&p->ports[l->slot], net__port(fd));
-		if ((uint32_t)l->fd < p->nfd)
+		if ((uint32_t)l->fd < p->pr[l->pidx].nslot)
 			atomic_store(&p->pr[l->pidx].fd[l->fd], fd);
 	}
 	return 0;

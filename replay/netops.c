@@ -62,7 +62,7 @@ static int64_t net__socket(struct rp_plan *p, const struct rp_op *op)
 	fd = socket(op->a[0], type, op->a[2]);
 	if (fd < 0)
 		return -errno;
-	fd__set(p, op->pidx, op->ret, fd, op->a[1] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
+	fd__set(p, op->pidx, op->fd2, fd, op->a[1] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
 	return op->ret;
 }
 
@@ -130,7 +130,7 @@ static int64_t net__accept(struct rp_plan *p, const struct rp_op *op, int fd)
 
 	if (nfd < 0)
 		return -errno;
-	fd__set(p, op->pidx, op->ret, nfd, op->a[0] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
+	fd__set(p, op->pidx, op->fd2, nfd, op->a[0] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
 	return op->ret;
 }
 

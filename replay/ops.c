@@ -49,7 +49,7 @@ static int64_t op__open(struct rp_plan *p, struct rp_op *op)
 		close(fd); /* the trace's open failed: keep no fd for it */
 		return 0;
 	}
-	fd__set(p, op->pidx, op->ret, fd, fl);
+	fd__set(p, op->pidx, op->fd2, fd, fl);
 	return op->ret;
 }
 
@@ -187,18 +187,19 @@ static int64_t op__eventfd(struct rp_plan *p, const struct rp_op *op)
 
 	if (fd < 0)
 		return -errno;
-	fd__set(p, op->pidx, op->ret, fd, op->a[2] & EFD_CLOEXEC ? RP_FL_CLOEXEC : 0);
+	fd__set(p, op->pidx, op->fd2, fd, op->a[2] & EFD_CLOEXEC ? RP_FL_CLOEXEC : 0);
 	return op->ret;
 }
 
-/* fork: the child's table is a copy of the parent's, sharing open files. */
+/* fork: the child's table is a copy of the parent's, sharing open files;
+ * the parent's slots from before the fork are the child's first a[1]. */
 static int64_t op__clone(struct rp_plan *p, const struct rp_op *op)
 {
 	struct rp_proc *from = &p->pr[op->pidx];
 
 	if (op->a[0] < 0 || op->ret < 0)
 		return op->ret;
-	for (uint32_t k = 0; k < p->nfd; k++) {
+	for (uint32_t k = 0; k < op->a[1] && k < from->nslot; k++) {
 		int fd = atomic_load(&from->fd[k]);
 		uint8_t fl = atomic_load(&from->fdfl[k]);
 
@@ -215,7 +216,7 @@ static int64_t op__exec(struct rp_plan *p, const struct rp_op *op)
 
 	if (op->ret < 0)
 		return op->ret;
-	for (uint32_t k = 0; k < p->nfd; k++)
+	for (uint32_t k = 0; k < pr->nslot; k++)
 		if (atomic_load(&pr->fdfl[k]) & RP_FL_CLOEXEC)
 			fd__set(p, op->pidx, k, RP_FD_UNSET, 0);
 	return op->ret;
@@ -236,12 +237,15 @@ static int64_t op__unmap(struct rp_plan *p, const struct rp_op *op)
 	return r ? -errno : 0;
 }
 
+/* Every slot of the process whose recorded number is in [a[0], a[1]]: the
+ * closed ones are unset already, the open one of each number is current. */
 static int64_t op__close_range(struct rp_plan *p, const struct rp_op *op)
 {
-	uint64_t last = (uint64_t)op->a[1] < p->nfd ? (uint64_t)op->a[1] : p->nfd - 1;
 	struct rp_proc *pr = &p->pr[op->pidx];
 
-	for (uint64_t k = op->a[0] < 0 ? 0 : op->a[0]; p->nfd && k <= last; k++) {
+	for (uint32_t k = 0; k < pr->nslot; k++) {
+		if (pr->slot_fd[k] < op->a[0] || pr->slot_fd[k] > op->a[1])
+			continue;
 		if (op->a[2] & CLOSE_RANGE_CLOEXEC)
 			atomic_fetch_or(&pr->fdfl[k], RP_FL_CLOEXEC);
 		else

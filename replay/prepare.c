@@ -245,19 +245,19 @@ int sandbox__open_fds(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->npr; i++) {
 		struct rp_proc *pr = &p->pr[i];
 
-		pr->fd = malloc((p->nfd + 1) * sizeof(*pr->fd));
-		pr->fdfl = calloc(p->nfd + 1, sizeof(*pr->fdfl));
+		pr->fd = malloc((pr->nslot + 1) * sizeof(*pr->fd));
+		pr->fdfl = calloc(pr->nslot + 1, sizeof(*pr->fdfl));
 		if (!pr->fd || !pr->fdfl)
 			return -ENOMEM;
-		for (uint32_t k = 0; k <= p->nfd; k++)
+		for (uint32_t k = 0; k <= pr->nslot; k++)
 			atomic_init(&pr->fd[k], RP_FD_UNSET);
 		for (uint32_t k = 0; k < pr->ninh; k++) {
 			const struct rp_inherit *h = &pr->inh[k];
 			uint8_t fl = 0;
 
-			if (h->fd >= 0 && (uint32_t)h->fd < p->nfd) {
-				atomic_store(&pr->fd[h->fd], prep__inherit(h, &fl));
-				atomic_store(&pr->fdfl[h->fd], fl);
+			if (h->slot >= 0 && (uint32_t)h->slot < pr->nslot) {
+				atomic_store(&pr->fd[h->slot], prep__inherit(h, &fl));
+				atomic_store(&pr->fdfl[h->slot], fl);
 			}
 		}
 	}

@@ -60,12 +60,13 @@ enum rp_kind {
 	RK_SOCKETPAIR,
 	RK_EVENTFD,
 	RK_DUP,	  /* dup, fcntl F_DUPFD*: result is the recorded ret */
-	RK_DUP2,  /* dup2, dup3: fd2 is the recorded new fd */
+	RK_DUP2,  /* dup2, dup3: a[1] the slot of newfd's generation it ends, or -1 */
 	RK_FCNTL, /* fcntl F_GETFD/F_SETFD/F_GETFL/F_SETFL: a[1] cmd, a[2] arg */
 	RK_MMAP,
 	RK_MUNMAP,
 	RK_MSYNC,
-	RK_CLONE, /* a[0]: index of the process it creates, or -1 for a thread */
+	RK_CLONE, /* a[0]: index of the process it creates, or -1 for a thread;
+		   * a[1]: how many fd slots the child copies */
 	RK_EXEC,
 	RK_SOCKET,  /* a0 domain, a1 type, a2 protocol */
 	RK_BIND,    /* a3: listener slot */
@@ -112,7 +113,11 @@ struct rp_op {
 	uint32_t tidx;	 /* thread that runs it */
 	uint32_t pidx;	 /* process whose fd table it uses */
 	uint32_t call;	 /* index into plan.calls */
-	int32_t fd, fd2; /* recorded fds, -1 when none */
+	/* fd slots (track.c: one per generation of a recorded fd, in the
+	 * process's table), -1 when none: fd the one the call uses; fd2 the one
+	 * it makes (open, dup, dup2, socket, accept, eventfd; pipe and
+	 * socketpair make fd and fd2); mmap, munmap, msync: the mapping slot */
+	int32_t fd, fd2;
 	uint16_t kind;	 /* enum rp_kind */
 	bool nonblock;	 /* --order single: never block on a pipe end */
 	bool stream;	 /* a read of a pipe, socket or character device */
@@ -150,7 +155,8 @@ struct rp_mapfile {
 
 /* An fd the process had before the trace saw it opened. */
 struct rp_inherit {
-	int32_t fd;
+	int32_t fd;   /* recorded */
+	int32_t slot; /* in the process's table */
 	char *path;
 	char type[8]; /* file, dir, chr, fifo, socket, ... */
 	int64_t pos;
@@ -160,7 +166,7 @@ struct rp_inherit {
  * one on loopback in its place, for the peers of the connections it accepts. */
 struct rp_inlisten {
 	uint32_t pidx;
-	int32_t fd;	/* the recorded fd */
+	int32_t fd;	/* its fd slot */
 	uint32_t slot;	/* listener slot (ports[]) */
 };
 
@@ -169,8 +175,10 @@ struct rp_proc {
 	char *cwd;
 	struct rp_inherit *inh;
 	uint32_t ninh;
-	_Atomic int *fd;       /* recorded fd -> replay fd, or an RP_FD_* value */
-	_Atomic uint8_t *fdfl; /* RP_FL_* per recorded fd */
+	int32_t *slot_fd;      /* fd slot -> the recorded fd number it is a generation of */
+	uint32_t nslot;
+	_Atomic int *fd;       /* fd slot -> replay fd, or an RP_FD_* value */
+	_Atomic uint8_t *fdfl; /* RP_FL_* per fd slot */
 };
 
 #define RP_FD_UNSET -1 /* never opened: calls on it are skipped */
@@ -234,7 +242,6 @@ struct rp_plan {
 	uint32_t nfiles;
 	char **calls; /* distinct call names */
 	uint32_t ncalls;
-	uint32_t nfd;	/* fd table size */
 	uint32_t nmaps; /* file mapping slots */
 	void **maps;
 	struct rp_mapfile *mapfiles; /* per file mmap op, in op order */

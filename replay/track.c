@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Load-time fd bookkeeping, in trace order: which recorded fds each process
- * had before the trace saw them opened (inherited: stdin/out/err, fds from
- * before an attach), which fds a pipe or socketpair returned (the trace
- * records only the call, the numbers appear at their first use), and which
- * process a fork created.
+ * Load-time fd bookkeeping, in trace order.  A recorded fd number is reused
+ * as soon as it is closed, by any thread of the process, so the replay does
+ * not key its fd tables by number: every generation of a number (from the
+ * call that made it to the close that ended it) gets a slot of its own in
+ * its process, and op->fd, op->fd2 become slots here.  A use that the replay
+ * runs out of the recorded order then finds its own file, or nothing, never
+ * the file that took the number over.
+ *
+ * A use names the generation current at its enter; a call that makes an fd
+ * starts a generation at its exit (another thread's close of the same number
+ * may come between the two); a close ends one at its enter.  Also kept here:
+ * the fds each process had before the trace saw them opened (inherited:
+ * stdin/out/err, fds from before an attach), which numbers a pipe or
+ * socketpair returned (the trace records only the call, the numbers appear
+ * at their first use), and which process a fork created.
  */
 #include <errno.h>
 #include <linux/close_range.h>
@@ -17,33 +27,71 @@
 
 #define TRACK_MAX_FD 65536
 
+/* A pipe or socketpair whose numbers are not known yet. */
 struct pending {
-	uint32_t op;  /* the pipe or socketpair */
-	uint64_t ino; /* a pipe's two ends share one inode */
+	uint32_t op;
+	uint64_t ino;	/* a pipe's two ends share one inode */
+	int32_t rfd[2]; /* recorded numbers of its ends, -1 until seen */
 	bool sock;
 };
 
+/* A call that made an fd, which becomes visible at the call's end. */
+struct making {
+	uint64_t end;
+	uint32_t op;
+	int32_t rfd; /* the number it made (dup2: newfd) */
+};
+
+struct tproc {
+	uint32_t *cur; /* recorded fd -> its current slot + 1; 0: not open */
+	uint32_t cap;  /* of the process's slot_fd */
+};
+
 static struct track {
-	uint8_t **known; /* per process: recorded fd is open as far as the trace knows */
+	struct tproc *pr;
 	uint32_t nproc;
 	struct pending *pend;
 	uint32_t npend;
+	struct making *mk;
+	uint32_t nmk;
 } tk;
 
-static uint8_t *track__known(uint32_t pidx)
+static struct tproc *track__proc(uint32_t pidx)
 {
 	if (pidx >= tk.nproc) {
-		uint8_t **v = realloc(tk.known, (pidx + 1) * sizeof(*v));
+		struct tproc *v = realloc(tk.pr, (pidx + 1) * sizeof(*v));
 
 		if (!v)
 			return NULL;
 		memset(v + tk.nproc, 0, (pidx + 1 - tk.nproc) * sizeof(*v));
-		tk.known = v;
+		tk.pr = v;
 		tk.nproc = pidx + 1;
 	}
-	if (!tk.known[pidx])
-		tk.known[pidx] = calloc(TRACK_MAX_FD, 1);
-	return tk.known[pidx];
+	if (!tk.pr[pidx].cur)
+		tk.pr[pidx].cur = calloc(TRACK_MAX_FD, sizeof(*tk.pr[pidx].cur));
+	return tk.pr[pidx].cur ? &tk.pr[pidx] : NULL;
+}
+
+/* A new generation of recorded fd RFD in process PIDX: its slot, or -ENOMEM. */
+static int32_t slot__new(struct rp_plan *p, uint32_t pidx, int32_t rfd)
+{
+	struct rp_proc *pr = &p->pr[pidx];
+	struct tproc *t = track__proc(pidx);
+
+	if (!t)
+		return -ENOMEM;
+	if (pr->nslot == t->cap) {
+		uint32_t cap = t->cap ? 2 * t->cap : 16;
+		int32_t *v = realloc(pr->slot_fd, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		pr->slot_fd = v;
+		t->cap = cap;
+	}
+	pr->slot_fd[pr->nslot] = rfd;
+	t->cur[rfd] = pr->nslot + 1;
+	return pr->nslot++;
 }
 
 static bool kind_reads(enum rp_kind k)
@@ -65,8 +113,9 @@ static json_t *track__fd_info(json_t *ev, int32_t fd)
 	return NULL;
 }
 
-/* An fd first seen in use: an end of a pending pipe/socketpair, or inherited. */
-static int track__claim_pipe(struct rp_plan *p, struct rp_op *use, int32_t fd, json_t *info)
+/* An fd first seen in use that is an end of a pending pipe/socketpair gets a
+ * slot: 1 when it is one, 0 when not, or -ENOMEM. */
+static int32_t track__claim_pipe(struct rp_plan *p, struct rp_op *use, int32_t fd, json_t *info)
 {
 	const char *type = json_string_value(json_object_get(info, "type"));
 	uint64_t ino = json_integer_value(json_object_get(info, "ino"));
@@ -77,153 +126,270 @@ static int track__claim_pipe(struct rp_plan *p, struct rp_op *use, int32_t fd, j
 	for (uint32_t i = tk.npend; i-- > 0;) {
 		struct pending *pd = &tk.pend[i];
 		struct rp_op *op = &p->ops[pd->op];
+		int32_t s;
+		int end;
 
 		if (pd->sock != sock || (!sock && pd->ino && pd->ino != ino))
 			continue;
 		pd->ino = ino;
 		/* a pipe's read end is [0]; a socketpair's lower number is [0] */
-		if (op->fd < 0 && (sock || kind_reads(use->kind) || op->fd2 >= 0))
-			op->fd = fd;
-		else
-			op->fd2 = fd;
-		if (sock && op->fd >= 0 && op->fd2 >= 0 && op->fd > op->fd2) {
+		end = pd->rfd[0] < 0 && (sock || kind_reads(use->kind) || pd->rfd[1] >= 0) ? 0 : 1;
+		s = slot__new(p, use->pidx, fd);
+		if (s < 0)
+			return s;
+		pd->rfd[end] = fd;
+		*(end ? &op->fd2 : &op->fd) = s;
+		if (sock && pd->rfd[0] >= 0 && pd->rfd[1] >= 0 && pd->rfd[0] > pd->rfd[1]) {
 			int32_t t = op->fd;
 
 			op->fd = op->fd2;
 			op->fd2 = t;
 		}
-		if (op->fd >= 0 && op->fd2 >= 0)
+		if (pd->rfd[0] >= 0 && pd->rfd[1] >= 0)
 			tk.pend[i] = tk.pend[--tk.npend];
 		return 1;
 	}
 	return 0;
 }
 
-static int track__inherit(struct rp_plan *p, struct rp_op *op, int32_t fd, json_t *info)
+static int32_t track__inherit(struct rp_plan *p, struct rp_op *op, int32_t fd, json_t *info)
 {
 	struct rp_proc *pr = &p->pr[op->pidx];
 	struct rp_inherit *v = realloc(pr->inh, (pr->ninh + 1) * sizeof(*v)), *h;
 	const char *path = json_string_value(json_object_get(info, "path"));
 	const char *type = json_string_value(json_object_get(info, "type"));
+	int32_t s;
 
 	if (!v)
 		return -ENOMEM;
 	pr->inh = v;
+	s = slot__new(p, op->pidx, fd);
+	if (s < 0)
+		return s;
 	h = &v[pr->ninh++];
 	memset(h, 0, sizeof(*h));
 	h->fd = fd;
+	h->slot = s;
 	h->path = path ? strdup(path) : NULL;
 	snprintf(h->type, sizeof(h->type), "%s", type ? type : "other");
 	h->pos = json_integer_value(json_object_get(info, "pos"));
 	return 0;
 }
 
-static int track__use(struct rp_plan *p, struct rp_op *op, int32_t fd, json_t *ev)
+/* *FD, a recorded number in use, becomes the slot of its current generation. */
+static int track__use(struct rp_plan *p, struct rp_op *op, int32_t *fd, json_t *ev)
 {
-	uint8_t *known = track__known(op->pidx);
+	struct tproc *t = track__proc(op->pidx);
 	json_t *info;
+	int err;
 
-	if (!known)
+	if (!t)
 		return -ENOMEM;
-	if (fd < 0 || known[fd])
+	if (*fd < 0)
 		return 0;
-	known[fd] = 1;
-	info = track__fd_info(ev, fd);
-	if (track__claim_pipe(p, op, fd, info))
-		return 0;
-	return track__inherit(p, op, fd, info);
+	if (!t->cur[*fd]) {
+		info = track__fd_info(ev, *fd);
+		err = track__claim_pipe(p, op, *fd, info);
+		if (!err)
+			err = track__inherit(p, op, *fd, info);
+		if (err < 0)
+			return err;
+	}
+	*fd = t->cur[*fd] - 1;
+	return 0;
 }
 
-static void track__fork(struct rp_plan *p, struct rp_op *op)
+/* The fd M's call made is open from here on. */
+static int track__made(struct rp_plan *p, const struct making *m)
 {
-	struct rp_thread *child = plan__thread(p, op->ret, -1);
-	uint8_t *from = track__known(op->pidx), *to;
-
-	op->a[0] = -1;
-	if (!child)
-		return;
-	child->gate = op - p->ops;
-	if (child->pid != op->ret || child->pidx == op->pidx)
-		return;
-	/* a new process: its fd table starts as a copy of the parent's */
-	op->a[0] = child->pidx;
-	to = track__known(child->pidx);
-	if (from && to)
-		memcpy(to, from, TRACK_MAX_FD);
-}
-
-static void track__set(uint32_t pidx, int64_t fd, uint8_t v)
-{
-	uint8_t *known = track__known(pidx);
-
-	if (known && fd >= 0 && fd < TRACK_MAX_FD)
-		known[fd] = v;
-}
-
-static int track__result(struct rp_plan *p, struct rp_op *op)
-{
+	struct rp_op *op = &p->ops[m->op];
+	struct tproc *t = track__proc(op->pidx);
 	struct pending *v;
+	int32_t s;
 
-	if (op->ret < 0)
-		return 0;
+	if (!t)
+		return -ENOMEM;
 	switch (op->kind) {
-	case RK_OPEN:
-	case RK_DUP:
-	case RK_EVENTFD:
-	case RK_SOCKET:
-	case RK_ACCEPT: track__set(op->pidx, op->ret, 1); return 0;
-	case RK_DUP2: track__set(op->pidx, op->fd2, 1); return 0;
-	case RK_CLOSE: track__set(op->pidx, op->fd, 0); return 0;
-	case RK_CLONE: track__fork(p, op); return 0;
 	case RK_PIPE:
 	case RK_SOCKETPAIR:
 		v = realloc(tk.pend, (tk.npend + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		tk.pend = v;
-		v[tk.npend++] = (struct pending){ op - p->ops, 0, op->kind == RK_SOCKETPAIR };
+		v[tk.npend++] = (struct pending){ m->op, 0, { -1, -1 }, op->kind == RK_SOCKETPAIR };
 		return 0;
-	default: return 0;
+	case RK_DUP2:
+		/* dup2(fd, fd) makes nothing */
+		if (t->cur[m->rfd] && (int32_t)t->cur[m->rfd] - 1 == op->fd) {
+			op->fd2 = op->fd;
+			return 0;
+		}
+		/* the generation newfd had ends here: the replay closes its slot */
+		op->a[1] = (int64_t)t->cur[m->rfd] - 1;
+		break;
+	default: break;
+	}
+	s = slot__new(p, op->pidx, m->rfd);
+	if (s < 0)
+		return s;
+	/* calls the replay skips (epoll_create) keep an empty slot for their fd */
+	if (op->kind != RK_IGNORE && op->kind != RK_SKIP)
+		op->fd2 = s;
+	return 0;
+}
+
+/* Every fd made by a call that ended by TS (all of them: UINT64_MAX). */
+static int track__made_by(struct rp_plan *p, uint64_t ts)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < tk.nmk && !err;) {
+		if (tk.mk[i].end > ts) {
+			i++;
+			continue;
+		}
+		err = track__made(p, &tk.mk[i]);
+		tk.mk[i] = tk.mk[--tk.nmk];
+	}
+	return err;
+}
+
+static bool track__makes_fd(const struct rp_op *op, json_t *ev)
+{
+	const char *call;
+
+	switch (op->kind) {
+	case RK_OPEN:
+	case RK_DUP:
+	case RK_DUP2:
+	case RK_EVENTFD:
+	case RK_SOCKET:
+	case RK_ACCEPT:
+	case RK_PIPE:
+	case RK_SOCKETPAIR: return true;
+	case RK_IGNORE:
+		call = json_string_value(json_object_get(ev, "call"));
+		return call && !strncmp(call, "epoll_create", 12);
+	default: return false;
 	}
 }
 
-static void track__grow(struct rp_plan *p, int64_t fd)
+/* Op I makes an fd (dup2: the recorded newfd RFD), visible at its end. */
+static int track__making(struct rp_plan *p, uint32_t i, int32_t rfd)
 {
-	if (fd >= 0 && fd < TRACK_MAX_FD && (uint32_t)fd >= p->nfd)
-		p->nfd = fd + 1;
+	const struct rp_op *op = &p->ops[i];
+	struct making *v;
+
+	if (op->ret < 0)
+		return 0;
+	if (op->kind != RK_DUP2 && op->kind != RK_PIPE && op->kind != RK_SOCKETPAIR)
+		rfd = op->ret;
+	v = realloc(tk.mk, (tk.nmk + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	tk.mk = v;
+	v[tk.nmk++] = (struct making){ op->ts + op->dur, i, rfd };
+	return 0;
 }
 
-static bool track__makes_fd(enum rp_kind k)
+static int track__fork(struct rp_plan *p, struct rp_op *op)
 {
-	return k == RK_OPEN || k == RK_DUP || k == RK_EVENTFD || k == RK_SOCKET || k == RK_ACCEPT;
+	struct rp_thread *child = plan__thread(p, op->ret, -1);
+	struct tproc *from, *to;
+	struct rp_proc *pf, *pc;
+
+	if (!child)
+		return 0;
+	child->gate = op - p->ops;
+	if (child->pid != op->ret || child->pidx == op->pidx)
+		return 0;
+	/* a new process: its fd table starts as a copy of the parent's, slot
+	 * for slot; the slots it makes itself come after those */
+	op->a[0] = child->pidx;
+	to = track__proc(child->pidx);
+	from = track__proc(op->pidx); /* after: track__proc may move tk.pr */
+	if (!to || !from)
+		return -ENOMEM;
+	pf = &p->pr[op->pidx];
+	pc = &p->pr[child->pidx];
+	op->a[1] = pf->nslot;
+	if (pc->nslot)
+		return 0; /* a reused pid that already made fds of its own */
+	memcpy(to->cur, from->cur, TRACK_MAX_FD * sizeof(*to->cur));
+	pc->slot_fd = malloc((pf->nslot + 1) * sizeof(*pc->slot_fd));
+	if (!pc->slot_fd)
+		return -ENOMEM;
+	memcpy(pc->slot_fd, pf->slot_fd, pf->nslot * sizeof(*pc->slot_fd));
+	pc->nslot = pf->nslot;
+	to->cap = pf->nslot + 1;
+	return 0;
+}
+
+static int track__close_range(struct tproc *t, const struct rp_op *op)
+{
+	int64_t last = op->a[1] < TRACK_MAX_FD ? op->a[1] : TRACK_MAX_FD - 1;
+
+	if (op->ret < 0 || (op->a[2] & CLOSE_RANGE_CLOEXEC))
+		return 0;
+	for (int64_t k = op->a[0] < 0 ? 0 : op->a[0]; k <= last; k++)
+		t->cur[k] = 0;
+	return 0;
 }
 
 int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 {
-	int err = 0;
+	int32_t rfd2 = op->fd2;
+	struct tproc *t;
+	int err;
 
 	if (op->fd >= TRACK_MAX_FD || op->fd2 >= TRACK_MAX_FD ||
-	    (op->ret >= TRACK_MAX_FD && track__makes_fd(op->kind)))
+	    (op->ret >= TRACK_MAX_FD && track__makes_fd(op, ev)))
 		op->kind = RK_SKIP; /* beyond the fd table: not worth a sparse map */
-	if (op->kind == RK_SKIP || op->kind == RK_IGNORE)
+	err = track__made_by(p, op->ts);
+	if (err || op->kind == RK_SKIP)
+		return err;
+	if (track__makes_fd(op, ev)) {
+		/* dup2's newfd, pipe ends: slots from track__made */
+		if (op->kind == RK_DUP2 || op->kind == RK_PIPE || op->kind == RK_SOCKETPAIR)
+			op->fd2 = -1;
+		err = track__making(p, op - p->ops, rfd2);
+	}
+	if (err || op->kind == RK_IGNORE)
+		return err;
+	t = track__proc(op->pidx);
+	if (!t)
+		return -ENOMEM;
+	if (op->kind == RK_CLOSE && op->ret < 0 && op->fd >= 0 && !t->cur[op->fd])
+		op->fd = -1; /* EBADF: nothing was open */
+	err = track__use(p, op, &op->fd, ev);
+	if (err)
+		return err;
+	t = &tk.pr[op->pidx]; /* track__use may have moved tk.pr */
+	switch (op->kind) {
+	case RK_CLOSE:
+		if (op->fd >= 0)
+			t->cur[p->pr[op->pidx].slot_fd[op->fd]] = 0;
 		return 0;
-	if (op->kind != RK_CLOSE || op->ret >= 0)
-		err = track__use(p, op, op->fd, ev);
-	if (!err)
-		err = track__result(p, op);
-	track__grow(p, op->fd);
-	track__grow(p, op->fd2);
-	if (track__makes_fd(op->kind))
-		track__grow(p, op->ret);
-	return err;
+	case RK_CLOSE_RANGE: return track__close_range(t, op);
+	case RK_CLONE:
+		op->a[0] = -1;
+		return op->ret > 0 ? track__fork(p, op) : 0;
+	default: return 0;
+	}
 }
 
-/* Pipe ends never used keep -1: the replay still makes the pair. */
+/* The fds made by calls that end after the last call starts. */
+int track__finish(struct rp_plan *p)
+{
+	return track__made_by(p, UINT64_MAX);
+}
+
 void track__free(void)
 {
 	for (uint32_t i = 0; i < tk.nproc; i++)
-		free(tk.known[i]);
-	free(tk.known);
+		free(tk.pr[i].cur);
+	free(tk.pr);
 	free(tk.pend);
+	free(tk.mk);
 	memset(&tk, 0, sizeof(tk));
 }

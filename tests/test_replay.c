@@ -286,6 +286,55 @@ static void test_replay__unexplained_wait_held(void)
 	plan__free(&p);
 }
 
+#define OPEN(id, tid, path, ret, ts, dur)                                                   \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"openat\","    \
+	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":2,\"mode\":0},"  \
+	"\"ret\":" #ret ",\"ts\":" #ts ",\"dur\":" #dur ",\"compute_ns\":0,\"deps\":[]}\n"
+#define FDCALL(id, tid, call, fd, ts, args)                                                 \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"" call "\","  \
+	"\"args\":{\"fd\":{\"fd\":" #fd ",\"type\":\"file\"}" args "},\"ret\":0,\"ts\":" #ts   \
+	",\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n"
+
+/*
+ * fd slots: every generation of a recorded fd number has its own.  Thread
+ * 2's open of /c enters before thread 1's close of fd 4 and returns 4 after
+ * it: the close names the old generation, the read after it the new one.
+ * dup2 onto an open fd ends that fd's generation and starts another.
+ */
+static void test_replay__fd_generations(void)
+{
+	static const char text[] = HDR(8)
+		OPEN(0, 1, "/a", 4, 100, 10)
+		OPEN(1, 1, "/b", 5, 150, 10)
+		FDCALL(2, 1, "pwrite64", 4, 200, ",\"count\":1,\"offset\":0")
+		OPEN(3, 2, "/c", 4, 290, 50)
+		FDCALL(4, 1, "close", 4, 300, "")
+		FDCALL(5, 2, "read", 4, 400, ",\"count\":1")
+		"{\"type\":\"event\",\"id\":6,\"pid\":1,\"tid\":2,\"call\":\"dup2\",\"args\":"
+		"{\"oldfd\":{\"fd\":4,\"type\":\"file\"},\"newfd\":{\"fd\":5,\"type\":\"file\"}},"
+		"\"ret\":5,\"ts\":500,\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n"
+		FDCALL(7, 1, "read", 5, 600, ",\"count\":1");
+	struct rp_plan p;
+	struct rp_op *o;
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	o = p.ops;
+	CU_ASSERT_FATAL(o[0].fd2 >= 0 && o[1].fd2 >= 0 && o[3].fd2 >= 0 && o[6].fd2 >= 0);
+	CU_ASSERT_EQUAL(o[2].fd, o[0].fd2);
+	CU_ASSERT_EQUAL(o[4].fd, o[0].fd2);
+	CU_ASSERT_NOT_EQUAL(o[3].fd2, o[0].fd2);
+	CU_ASSERT_EQUAL(o[5].fd, o[3].fd2);
+	CU_ASSERT_EQUAL(o[6].fd, o[3].fd2);
+	CU_ASSERT_EQUAL(o[6].a[1], o[1].fd2);
+	CU_ASSERT_NOT_EQUAL(o[6].fd2, o[1].fd2);
+	CU_ASSERT_NOT_EQUAL(o[6].fd2, o[3].fd2);
+	CU_ASSERT_EQUAL(o[7].fd, o[6].fd2);
+	CU_ASSERT_EQUAL(p.pr[0].nslot, 4);
+	CU_ASSERT_EQUAL(p.pr[0].slot_fd[o[3].fd2], 4);
+	CU_ASSERT_EQUAL(p.pr[0].slot_fd[o[6].fd2], 5);
+	plan__free(&p);
+}
+
 static CU_TestInfo tests[] = {
 	{ "causal deps become op indexes", test_replay__causal_deps },
 	{ "orders none and temporal", test_replay__order_none_and_temporal },
@@ -296,6 +345,7 @@ static CU_TestInfo tests[] = {
 	{ "natural: compute is a lower bound", test_replay__natural_compute_lower_bound },
 	{ "natural: faster than a slow trace", test_replay__natural_faster_than_slow_trace },
 	{ "natural: unexplained waits held", test_replay__unexplained_wait_held },
+	{ "fd slots: one per generation", test_replay__fd_generations },
 	CU_TEST_INFO_NULL,
 };
 

@@ -421,6 +421,29 @@ test_unexplained_waits_held()
 	ge "held in every order" "$(r .wall_ns)" 250000000
 }
 
+# A recorded fd number taken over by another thread: thread 10 closes fd 4,
+# thread 11 gets 4 again from an open of /proc (which the replay skips) and
+# reads it.  Replayed, thread 11 runs long before thread 10's close; its read
+# must find its own (skipped) fd 4, not thread 10's write-only file (EBADF).
+test_fd_number_reused()
+{
+	{
+		echo '{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":3},{"pid":10,"tid":11,"comm":"x","events":2}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[{"path":"/f","type":"file","size":4096}],"events":5}'
+		echo '{"type":"event","id":0,"pid":10,"tid":10,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"/f","flags":1,"mode":0},"ret":4,"ts":1000,"dur":10,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":1,"pid":10,"tid":10,"call":"pwrite64","args":{"fd":{"fd":4,"path":"/f","type":"file"},"buf":1,"count":4096,"offset":0},"ret":4096,"ts":2000,"dur":10,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":2,"pid":10,"tid":10,"call":"close","args":{"fd":{"fd":4,"path":"/f","type":"file"}},"ret":0,"ts":300000000,"dur":10,"compute_ns":300000000,"deps":[]}'
+		echo '{"type":"event","id":3,"pid":10,"tid":11,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"/proc/sys/vm/overcommit_memory","flags":0,"mode":0},"ret":4,"ts":300000100,"dur":10,"compute_ns":20000000,"deps":[]}'
+		echo '{"type":"event","id":4,"pid":10,"tid":11,"call":"read","args":{"fd":{"fd":4,"path":"/proc/sys/vm/overcommit_memory","type":"file"},"buf":1,"count":1},"ret":1,"ts":300000200,"dur":10,"compute_ns":0,"deps":[]}'
+	} >t.jsonl
+	local o
+	for o in causal none; do
+		replay t.jsonl root --natural --order "$o"
+		no_failures
+		eq "$o: the read of the skipped open's fd is skipped" "$(r '.skipped.read // 0')" 1
+		eq "$o: issued: open, pwrite, close" "$(r .issued)" 3
+	done
+}
+
 # --user: prepared as root, replayed as nobody; the root's files are
 # nobody's, the calls all succeed, and nothing of root's is left writable.
 test_user_drop()
