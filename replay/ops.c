@@ -32,6 +32,29 @@ static bool path_outside_fs(const char *s)
 	       !strcmp(s, "/dev") || !strcmp(s, "/proc") || !strcmp(s, "/sys");
 }
 
+/*
+ * The direct I/O offset alignment FD's filesystem asks for, as RP_FL_DIO_*
+ * bits: statx's STATX_DIOALIGN where the filesystem reports it (ext4, xfs:
+ * the device's logical block), its block size where not (btrfs: the sector
+ * size, 4 KiB).
+ */
+static uint8_t dio_align_flags(int fd)
+{
+	struct statx st;
+	uint32_t a;
+	uint8_t lg = 0;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st))
+		return 0;
+	a = (st.stx_mask & STATX_DIOALIGN) && st.stx_dio_offset_align ? st.stx_dio_offset_align :
+									 st.stx_blksize;
+	if (a < 512 || a > 65536 || (a & (a - 1)))
+		return 0;
+	while ((1u << lg) < a)
+		lg++;
+	return (uint8_t)((lg - 8) << RP_FL_DIO_SHIFT);
+}
+
 static int64_t op__open(struct rp_plan *p, struct rp_op *op)
 {
 	int flags = op->a[0] | (op->nonblock ? O_NONBLOCK : 0), fd;
@@ -49,6 +72,8 @@ static int64_t op__open(struct rp_plan *p, struct rp_op *op)
 		close(fd); /* the trace's open failed: keep no fd for it */
 		return 0;
 	}
+	if (flags & O_DIRECT)
+		fl |= dio_align_flags(fd);
 	fd__set(p, op->pidx, op->fd2, fd, fl);
 	return op->ret;
 }

@@ -209,8 +209,9 @@ static void plan__buffers(struct rp_plan *p)
 			continue;
 		if (n > RP_BUF_MAX)
 			n = RP_BUF_MAX;
-		/* page multiples, so O_DIRECT transfers are aligned at both ends */
-		n = (n + 4095) & ~4095ull;
+		/* page multiples, so O_DIRECT transfers are aligned at both ends,
+		 * and a page more each side for widening a pread (fdops.c) */
+		n = ((n + 4095) & ~4095ull) + (op->kind == RK_PREAD ? 8192 : 0);
 		if (n > t->bufsz)
 			t->bufsz = n;
 	}

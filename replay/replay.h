@@ -185,6 +185,9 @@ struct rp_proc {
 #define RP_FD_SINK -2  /* outside the sandbox (tty, pipe to the tracer): emulated */
 #define RP_FL_CLOEXEC 1u
 #define RP_FL_EMUL_WRITE 2u /* host device opened read-only: writes are emulated */
+/* O_DIRECT: log2 of the file's direct I/O offset alignment, less 8 (0: none) */
+#define RP_FL_DIO_SHIFT 4
+#define RP_FL_DIO_MASK 0xf0u
 
 /* One per traced thread; cache-line aligned (rp__grow) so that the counters
  * a replay thread updates after every call are on lines of its own. */
@@ -202,6 +205,7 @@ struct rp_thread {
 	_Alignas(64) uint64_t busy, wait, compute, hold, sleep;
 	uint64_t cpu; /* CPU time of the replay thread that ran it */
 	uint64_t issued, failed, shrt, emulated;
+	uint64_t dio_aligned; /* O_DIRECT preads widened to the target's alignment */
 	uint64_t pages_touched, pages_unmapped;
 	uint32_t nlag;
 	_Atomic uint32_t cur;	 /* position in ops: progress and the stall report */

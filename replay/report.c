@@ -14,7 +14,7 @@
 #include "rp_exec.h"
 
 struct totals {
-	uint64_t issued, failed, shrt, emulated, skipped, touched, unmapped;
+	uint64_t issued, failed, shrt, emulated, skipped, touched, unmapped, dio_aligned;
 	uint64_t busy_orig, busy_replay;
 };
 
@@ -54,6 +54,7 @@ static void report__totals(const struct rp_plan *p, struct totals *s)
 		s->failed += t->failed;
 		s->shrt += t->shrt;
 		s->emulated += t->emulated;
+		s->dio_aligned += t->dio_aligned;
 		s->touched += t->pages_touched;
 		s->unmapped += t->pages_unmapped;
 		for (uint32_t c = 0; c < p->ncalls; c++)
@@ -185,6 +186,7 @@ static json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct r
 		json_object_set_new(j, "lag_ns", report__pcts(r->lag, r->nlag));
 	json_object_set_new(j, "threads", report__threads(p));
 	json_object_set_new(j, "calls", report__calls(p));
+	json_object_set_new(j, "dio_aligned", json_integer(s.dio_aligned));
 	json_object_set_new(j, "pages_touched", json_integer(s.touched));
 	json_object_set_new(j, "pages_unmapped", json_integer(s.unmapped));
 	json_object_set_new(j, "concurrency",

@@ -283,6 +283,34 @@ test_odirect()
 	eq "issued" "$(r .issued)" 4
 }
 
+# O_DIRECT preads recorded on 512-byte sectors, replayed on a filesystem
+# of 4 KiB sectors (an ext4 on a loop device with --sector-size 4096): as
+# recorded they would fail with EINVAL there; the replay widens them to the
+# filesystem's alignment, as the application would have, and returns the
+# recorded range's bytes.
+test_odirect_realigned()
+{
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a loop device"
+	truncate -s 64M img
+	local dev
+	dev=$(losetup --sector-size 4096 --direct-io=on -f --show img) || skip "no loop device"
+	# shellcheck disable=SC2064 # expand now: $dev and $T are this test's
+	trap "umount '$T/mnt' 2>/dev/null; losetup -d '$dev'" EXIT
+	mkfs.ext4 -q -F "$dev" || fail "mkfs.ext4 $dev"
+	mkdir mnt && mount "$dev" mnt || fail "mount $dev"
+	cat >t.jsonl <<-EOF
+	{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":4}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[{"path":"/blob","type":"file","size":1048576}],"events":4}
+	{"type":"event","id":0,"pid":10,"tid":10,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"/blob","flags":16384,"mode":0},"ret":3,"ts":1000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":1,"pid":10,"tid":10,"call":"pread64","args":{"fd":{"fd":3,"path":"/blob","type":"file"},"buf":1,"count":4608,"offset":1536},"ret":4608,"ts":2000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":2,"pid":10,"tid":10,"call":"pread64","args":{"fd":{"fd":3,"path":"/blob","type":"file"},"buf":1,"count":8192,"offset":8192},"ret":8192,"ts":3000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":3,"pid":10,"tid":10,"call":"close","args":{"fd":{"fd":3,"path":"/blob","type":"file"}},"ret":0,"ts":4000,"dur":10,"compute_ns":0,"deps":[]}
+	EOF
+	replay t.jsonl mnt/root
+	no_failures
+	no_short
+	eq "widened: only the misaligned pread" "$(r .dio_aligned)" 1
+}
+
 # TCP peers outside the trace, played by the replayer on loopback: a server
 # the application connects to (it sources 71000 bytes the app reads) and a
 # client that connects to the application's listener (200 bytes).
