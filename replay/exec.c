@@ -115,6 +115,27 @@ static void dep__wait(_Atomic uint32_t *w, uint32_t need)
 	}
 }
 
+/* dep__wait, until UNTIL on the replay clock at the latest: whether the word
+ * reached NEED. */
+static bool dep__wait_until(_Atomic uint32_t *w, uint32_t need, uint64_t until)
+{
+	struct timespec ts = { .tv_sec = until / 1000000000ull, .tv_nsec = until % 1000000000ull };
+	uint32_t v;
+
+	for (;;) {
+		v = atomic_load_explicit(w, memory_order_acquire);
+		if ((v & RS_MASK) >= need)
+			return true;
+		if (rp__now() >= until)
+			return false;
+		if (!(v & RS_WAITERS) && !atomic_compare_exchange_weak(w, &v, v | RS_WAITERS))
+			continue;
+		/* an absolute CLOCK_MONOTONIC timeout, as rp__now() */
+		syscall(SYS_futex, w, FUTEX_WAIT_BITSET_PRIVATE, v | RS_WAITERS, &ts, NULL,
+			FUTEX_BITSET_MATCH_ANY);
+	}
+}
+
 static void dep__set(_Atomic uint32_t *w, uint32_t st)
 {
 	uint32_t old = atomic_exchange_explicit(w, st, memory_order_acq_rel);
@@ -232,11 +253,27 @@ static void exec__touch(struct rp_plan *p, struct rp_thread *t, const struct rp_
 	}
 }
 
+/* A held wait that timed out in the trace: until UNTIL, or until the deps
+ * of CUT, the thread's next wait, are done (plan__cuts). */
+static uint64_t exec__hold_cut(struct rp_plan *p, const struct rp_op *cut, uint64_t until)
+{
+	atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
+	for (uint32_t k = 0; k < cut->ndeps; k++) {
+		uint32_t d = cut->deps[k];
+		_Atomic uint32_t *w = (_Atomic uint32_t *)&p->ops[d & ~RP_DEP_START].state;
+
+		if (!dep__wait_until(w, d & RP_DEP_START ? RS_STARTED : RS_DONE, until))
+			break;
+	}
+	atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
+	return rp__now();
+}
+
 /* The call's own time, in natural timing: a timed sleep, and a wait the
  * trace cannot explain (plan__holds), last at least their recorded duration
  * from the intended issue. */
-static void exec__hold(struct rp_thread *t, const struct rp_op *op, struct rp_clock *c,
-		       uint64_t want)
+static void exec__hold(struct rp_plan *p, struct rp_thread *t, const struct rp_op *op,
+		       struct rp_clock *c, uint64_t want)
 {
 	uint64_t start, until = want + (uint64_t)(op->dur / ex.speed);
 
@@ -244,7 +281,9 @@ static void exec__hold(struct rp_thread *t, const struct rp_op *op, struct rp_cl
 		return;
 	start = rp__now();
 	if (until > start) {
-		uint64_t now = exec__wait_until(c, until);
+		uint64_t now = op->kind == RK_WAIT && op->a[3] >= 0 ?
+				       exec__hold_cut(p, &p->ops[op->a[3]], until) :
+				       exec__wait_until(c, until);
 
 		if (op->kind == RK_SLEEP)
 			t->sleep += now - start;
@@ -289,7 +328,7 @@ static void exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	atomic_store_explicit(&t->incall, 1, memory_order_relaxed);
 	op->got = op__issue(p, t, op, &emul);
 	if (ex.natural)
-		exec__hold(t, op, c, want);
+		exec__hold(p, t, op, c, want);
 	t1 = rp__now();
 	op->t_end = t1;
 	if (op->waited)

@@ -173,6 +173,42 @@ static void plan__think_gaps(struct rp_plan *p)
 	}
 }
 
+/* A wait that timed out: a futex with -ETIMEDOUT; poll, select, epoll 0. */
+static bool wait_timed_out(const struct rp_op *op)
+{
+	return op->a[0] >= 0 ? op->ret == -ETIMEDOUT : op->ret == 0;
+}
+
+/*
+ * A held wait that timed out in the trace is a timer: a periodic thread
+ * (RocksDB's stats dumper waits 1 s at a time, until shutdown wakes it).
+ * In natural timing it ends early once the deps of the thread's next wait
+ * that has any are done: the application would have been woken in it.
+ * Recorded on slow storage and replayed on fast storage, the wake comes
+ * sooner, and the timer no longer drags the thread, and the replay's end,
+ * out to the recorded wall time.  a[3] of each wait: that next wait, or -1.
+ */
+static void plan__cuts(struct rp_plan *p, enum rp_order order)
+{
+	for (uint32_t t = 0; t < p->nth; t++) {
+		const struct rp_thread *th = &p->th[t];
+		int64_t cut = -1;
+
+		for (uint32_t k = th->nops; k-- > 0;) {
+			struct rp_op *op = &p->ops[th->ops[k]];
+
+			if (op->kind != RK_WAIT)
+				continue;
+			op->a[3] = -1;
+			/* --order single waits for no dep */
+			if (op->hold && wait_timed_out(op) && order != RO_SINGLE)
+				op->a[3] = cut;
+			else if (op->ndeps)
+				cut = th->ops[k];
+		}
+	}
+}
+
 /* Which ops someone waits for: the others finish without an atomic exchange. */
 static void plan__waited(struct rp_plan *p)
 {
@@ -251,6 +287,7 @@ int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 		warn("%u deps would deadlock with thread order: dropped", broken);
 	if (o->order == RO_SINGLE)
 		plan__single_nonblock(p);
+	plan__cuts(p, o->order);
 	plan__waited(p);
 	plan__times(p);
 	plan__buffers(p);

@@ -23,7 +23,8 @@
 enum rp_kind {
 	RK_IGNORE, /* not I/O (memory, ids, signals): nothing to replay */
 	RK_SKIP,   /* I/O the replayer cannot reproduce yet: counted by call */
-	RK_WAIT,   /* futex, poll, epoll, wait4: only its deps are the wait; a0 futex_op or -1 */
+	RK_WAIT,   /* futex, poll, epoll, wait4: only its deps are the wait; a0 futex_op
+		    * or -1; a3 the wait whose deps end it early (plan__cuts), or -1 */
 	RK_SLEEP,  /* nanosleep, clock_nanosleep: sleeps the recorded duration */
 	RK_EXIT,
 	RK_OPEN,

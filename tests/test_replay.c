@@ -286,6 +286,39 @@ static void test_replay__unexplained_wait_held(void)
 	plan__free(&p);
 }
 
+/*
+ * A periodic thread: thread 1's first wait timed out after 200 ms (a timer),
+ * its second was woken by thread 2.  Replayed, thread 2 wakes it at once:
+ * the timer ends with the wake instead of lasting its 200 ms.  --order none
+ * has no deps, so no wake to end it.
+ */
+static void test_replay__timed_out_wait_cut(void)
+{
+	static const char text[] = HDR(3)
+		"{\"type\":\"event\",\"id\":0,\"pid\":1,\"tid\":1,\"call\":\"futex\","
+		"\"args\":{\"uaddr\":4096,\"futex_op\":393,\"val\":0},\"ret\":-110,\"ts\":100,"
+		"\"dur\":200000000,\"compute_ns\":0,\"deps\":[]}\n"
+		EV(1, 2, "brk", 200, 10, 0, "")
+		EV(2, 1, "futex", 200000200, 10, 0, "{\"id\":1,\"kind\":\"wakeup\"}");
+	struct rp_plan p;
+	struct rp_run r;
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	CU_ASSERT_TRUE(p.ops[0].hold);
+	CU_ASSERT_EQUAL(p.ops[0].a[3], 2);
+	CU_ASSERT_EQUAL(p.ops[2].a[3], -1);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT(p.ops[0].t_end < p.ops[0].t_issue + 100000000);
+	CU_ASSERT(p.ops[0].t_end >= p.ops[1].t_end);
+	free(r.lag);
+	plan__free(&p);
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_NONE) == 0);
+	CU_ASSERT_TRUE(p.ops[0].hold);
+	CU_ASSERT_EQUAL(p.ops[0].a[3], -1);
+	plan__free(&p);
+}
+
 #define OPEN(id, tid, path, ret, ts, dur)                                                   \
 	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"openat\","    \
 	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":2,\"mode\":0},"  \
@@ -346,6 +379,7 @@ static CU_TestInfo tests[] = {
 	{ "natural: faster than a slow trace", test_replay__natural_faster_than_slow_trace },
 	{ "natural: unexplained waits held", test_replay__unexplained_wait_held },
 	{ "fd slots: one per generation", test_replay__fd_generations },
+	{ "natural: a timed-out wait ends with the wake", test_replay__timed_out_wait_cut },
 	CU_TEST_INFO_NULL,
 };
 
