@@ -57,7 +57,10 @@ static void *token(void *arg)
 		while (turn % NT != k)
 			pthread_cond_wait(&cv, &mu);
 		pthread_mutex_unlock(&mu);
-		usleep(2000);	/* the others are surely asleep waiting for the token */
+		/* the others are surely asleep waiting for the token, even on a busy
+		 * machine: a thread that finds the token without blocking leaves no
+		 * wakeup in the trace to order its pwrite by */
+		usleep(20000);
 		if (pwrite(tokfd, slot, sizeof(slot), (r * NT + k) * 64) != sizeof(slot))
 			exit(1);
 		pthread_mutex_lock(&mu);
