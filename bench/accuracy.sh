@@ -20,6 +20,7 @@
 #                xfs <-> btrfs), full sizes
 #   ACC_PAIRS="A B [NAME...],C D"  these pairs (of these workloads only)
 #   ACC_ONLY="NAME..."   only these
+#   ACC_MODES="MODE..."  only these replay modes (default: all five)
 #   ACC_SCALE=N          workloads; work per thread scale N (to try a part)
 set -euo pipefail
 
@@ -29,7 +30,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 bench_env "$@"
 REPS=3
-MODES=(causal temporal single none think)
+read -r -a MODES <<<"${ACC_MODES:-causal temporal single none think}"
+
 if [ "$MODE" = quick ]; then
 	# Both directions, each workload in one of them: about 90 seconds
 	PAIRS=("ext4 btrfs readers-2 pseudosync-4 db-readrandom-8 sqlite-ins"
@@ -175,19 +177,6 @@ wl_time() {
 	esac
 }
 
-# app CONFIG WL KIND T N: median T_app over REPS runs
-app() {
-	local dir=$TMP/mnt/$1/app-$2 t=() i
-	wl_prep "$3" "$dir" "$4"
-	for ((i = 0; i < REPS; i++)); do
-		wl_reset "$3" "$dir"
-		drop
-		t+=("$(wl_time "$3" "$1" "$dir" "$4" "$5" || echo -)")
-	done
-	rm -rf "$dir"
-	printf '%s\n' "${t[@]}" | median
-}
-
 # record CONFIG WL KIND T N: the annotated trace of WL run on CONFIG
 record() {
 	local dir=$TMP/mnt/$1/rec-$2
@@ -208,39 +197,75 @@ mode_args() {
 	esac
 }
 
-# replay TRACE CONFIG MODE: median replay seconds; the worst run's failed count
-# to $TMP/failed and its failures ("call ret got") to $TMP/failures
-replay() {
-	local root=$TMP/mnt/$2/root t=() i worst=-1 f
+# prepare TRACE CONFIG: the replay root of TRACE on CONFIG, for every mode
+# (a replay puts back what the one before it changed); false if it failed
+prepare() {
+	rm -rf "$TMP/mnt/$2/root"
+	"$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root" --prepare-only --no-progress \
+		2>"$TMP/replay.err" && return 0
+	log "$CUR_WL: preparing the root on $2 failed: $(tail -n 1 "$TMP/replay.err")"
+	echo "$CUR_WL (prepare on $2): $(tail -n 1 "$TMP/replay.err" | sed "s|$TMP|\$TMP|g")" >>"$TMP/notes"
+	return 1
+}
+
+# replay_once TRACE CONFIG MODE: one replay's seconds ("-" if it failed), to
+# stdout; its failed count and failures ("call ret got") kept in
+# $TMP/failed-MODE and $TMP/failures-MODE when it is the worst yet
+replay_once() {
+	local f worst
 	mode_args "$3"
-	rm -rf "$root"
-	echo - >"$TMP/failed"
-	: >"$TMP/failures"
-	if ! "$IOTRACE" replay "$1" --root "$root" --prepare-only --no-progress 2>"$TMP/replay.err"; then
-		log "$CUR_WL: preparing the root on $2 failed: $(tail -n 1 "$TMP/replay.err")"
-		echo "$CUR_WL (prepare on $2): $(tail -n 1 "$TMP/replay.err" | sed "s|$TMP|\$TMP|g")" >>"$TMP/notes"
+	drop
+	run "$2" "$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root" "${ARGS[@]}" --no-progress \
+		--report "$TMP/r.json" 2>"$TMP/replay.err" || {
+		log "replay $3 on $2 failed: $(tail -n 2 "$TMP/replay.err" | tr '\n' ' ')"
+		# For the doc: what failed, with this run's temp dir taken out
+		echo "$CUR_WL ($3 on $2): $(tail -n 1 "$TMP/replay.err" | sed "s|$TMP|\$TMP|g")" >>"$TMP/notes"
 		echo -
 		return 0
+	}
+	jq '.wall_ns / 1e9' "$TMP/r.json"
+	f=$(jq .failed "$TMP/r.json")
+	worst=$(cat "$TMP/failed-$3")
+	if [ "$worst" = - ] || [ "$f" -gt "$worst" ]; then
+		echo "$f" >"$TMP/failed-$3"
+		jq -r '.failures[] | "\(.call) \(.ret) \(.got)"' "$TMP/r.json" >"$TMP/failures-$3"
 	fi
-	for ((i = 0; i < REPS; i++)); do
-		drop
-		run "$2" "$IOTRACE" replay "$1" --root "$root" "${ARGS[@]}" --no-progress \
-			--report "$TMP/r.json" 2>"$TMP/replay.err" || {
-			log "replay $3 on $2 failed: $(tail -n 2 "$TMP/replay.err" | tr '\n' ' ')"
-			# For the doc: what failed, with this run's temp dir taken out
-			echo "$CUR_WL ($3 on $2): $(tail -n 1 "$TMP/replay.err" | sed "s|$TMP|\$TMP|g")" >>"$TMP/notes"
-			t+=(-)
-			continue
-		}
-		t+=("$(jq '.wall_ns / 1e9' "$TMP/r.json")")
-		f=$(jq .failed "$TMP/r.json")
-		if [ "$f" -gt "$worst" ]; then
-			worst=$f
-			echo "$f" >"$TMP/failed"
-			jq -r '.failures[] | "\(.call) \(.ret) \(.got)"' "$TMP/r.json" >"$TMP/failures"
-		fi
+}
+
+# measure SRC DST WL KIND T N: T_app and the replay of every mode, medians of
+# REPS rounds; each round runs the application, then each mode, so that a
+# drift of this shared machine's storage speed hits all of them alike.
+# Prints "T_app T_mode failed_mode ..."
+measure() {
+	local src=$1 dst=$2 name=$3 kind=$4 thr=$5 n=$6 dir=$TMP/mnt/$2/app-$3 i m line
+	local -A tm
+	local tapp=()
+	for m in "${MODES[@]}"; do
+		echo - >"$TMP/failed-$m"
+		: >"$TMP/failures-$m"
+		tm[$m]=""
 	done
-	printf '%s\n' "${t[@]}" | median
+	wl_prep "$kind" "$dir" "$thr"
+	prepare "$TMP/$name-$src.jsonl" "$dst" || {
+		rm -rf "$dir"
+		echo "- $(printf -- '- - %.0s' "${MODES[@]}")"
+		return 0
+	}
+	for ((i = 0; i < REPS; i++)); do
+		wl_reset "$kind" "$dir"
+		drop
+		tapp+=("$(wl_time "$kind" "$dst" "$dir" "$thr" "$n" || echo -)")
+		for m in "${MODES[@]}"; do
+			tm[$m]+="$(replay_once "$TMP/$name-$src.jsonl" "$dst" "$m") "
+		done
+	done
+	rm -rf "$dir"
+	line=$(printf '%s\n' "${tapp[@]}" | median)
+	for m in "${MODES[@]}"; do
+		# shellcheck disable=SC2086 # the times, one a word
+		line="$line $(printf '%s\n' ${tm[$m]} | median) $(cat "$TMP/failed-$m")"
+	done
+	echo "$line"
 }
 
 # timeline WL SRC DST: per-call times of the original (the annotated trace)
@@ -304,15 +329,11 @@ for pair in "${PAIRS[@]}"; do
 			log "$name: recording on $src failed"
 			continue
 		}
-		tapp=$(app "$dst" "$name" "$kind" "$thr" "$n")
-		line="$name $src $dst $tapp"
+		echo "$name $src $dst $(measure "$src" "$dst" "$name" "$kind" "$thr" "$n")" >>"$rows"
 		for m in "${MODES[@]}"; do
-			trep=$(replay "$TMP/$name-$src.jsonl" "$dst" "$m")
-			line="$line $trep $(cat "$TMP/failed")"
-			sort "$TMP/failures" | uniq -c | awk -v w="$name" -v s="$src" -v d="$dst" -v m="$m" \
+			sort "$TMP/failures-$m" | uniq -c | awk -v w="$name" -v s="$src" -v d="$dst" -v m="$m" \
 				'{ print w, s, d, m, $2, $3, $4, $1 }' >>"$fails"
 		done
-		echo "$line" >>"$rows"
 		if [ "$name" = "$TIMELINE_WL" ] && [ ! -f "$TMP/tl-orig.dat" ]; then
 			log "$name: per-thread timeline, original on $src and a traced replay on $dst"
 			timeline "$name" "$src" "$dst"
