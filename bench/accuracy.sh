@@ -268,35 +268,27 @@ measure() {
 	echo "$line"
 }
 
-# timeline WL SRC DST: per-call times of the original (the annotated trace)
-# and of one causal replay on DST, recorded by iotrace itself, because the
-# replay report has no per-call issue times; "thread start end call" lines
+# timeline WL SRC DST: per-call times of the original and of one causal
+# --natural replay on DST, both from the replay's --timeline; "thread start
+# end call" lines in $TMP/tl-orig.dat and $TMP/tl-replay.dat
 timeline() {
 	local jsonl=$TMP/$1-$2.jsonl root=$TMP/mnt/$3/root
-	jq -r 'select(.type == "event") | "\(.tid) \(.ts) \(.ts + .dur) \(.call)"' "$jsonl" \
-		>"$TMP/tl-orig.raw"
 	rm -rf "$root"
 	"$IOTRACE" replay "$jsonl" --root "$root" --prepare-only --no-progress 2>/dev/null
 	drop
-	run "$3" "$IOTRACE" record -o "$TMP/tl.iot" -- "$IOTRACE" replay "$jsonl" --root "$root" \
-		--natural --no-progress >/dev/null 2>&1 || log "timeline: the traced replay failed"
-	"$IOTRACE" analyze "$TMP/tl.iot" -o "$TMP/tl.jsonl" 2>/dev/null
-	# The replay's own threads: every thread but its main one, which loads
-	# the plan, prepares the root and waits.
-	jq -r 'select(.type == "event" and .tid != .pid) | "\(.tid) \(.ts) \(.ts + .dur) \(.call)"' \
-		"$TMP/tl.jsonl" \
-		>"$TMP/tl-replay.raw"
-	local k
-	for k in orig replay; do
-		# thread = rank of its tid (creation order, in the trace as in the
-		# replay, which starts its threads in the trace's order); times in
-		# ms from the first call
-		sort -k2,2n "$TMP/tl-$k.raw" | awk -v tids="$(cut -d' ' -f1 "$TMP/tl-$k.raw" | sort -nu | tr '\n' ' ')" '
-			BEGIN { n = split(tids, t, " "); for (i = 1; i <= n; i++) th[t[i]] = i - 1 }
-			NR == 1 { t0 = $2 }
-			{ printf "%d %.4f %.4f %s\n", th[$1], ($2 - t0) / 1e6, ($3 - t0) / 1e6, $4 }' \
-			>"$TMP/tl-$k.dat"
-	done
+	run "$3" "$IOTRACE" replay "$jsonl" --root "$root" --natural --no-progress \
+		--timeline "$TMP/tl.tsv" 2>/dev/null || log "timeline: the replay failed"
+	# thread = rank of its tid (creation order); ms from the first call
+	awk -F'\t' -v tids="$(tail -n +2 "$TMP/tl.tsv" | cut -f1 | sort -nu | tr '\n' ' ')" '
+		BEGIN { n = split(tids, t, " "); for (i = 1; i <= n; i++) th[t[i]] = i - 1 }
+		NR == 1 { next }
+		NR == 2 || $4 < o0 { o0 = $4 }
+		NR == 2 || $6 < r0 { r0 = $6 }
+		{ l[NR] = $0 }
+		END { for (k = 2; k <= NR; k++) { split(l[k], f, "\t")
+			printf "%d %.4f %.4f %s\n", th[f[1]], (f[4] - o0) / 1e6, (f[4] + f[5] - o0) / 1e6, f[2] > "/dev/stderr"
+			printf "%d %.4f %.4f %s\n", th[f[1]], (f[6] - r0) / 1e6, (f[7] - r0) / 1e6, f[2] } }' \
+		"$TMP/tl.tsv" >"$TMP/tl-replay.dat" 2>"$TMP/tl-orig.dat"
 }
 
 gcc -O2 -pthread "$ROOT/bench/work.c" -o "$TMP/work"

@@ -153,7 +153,7 @@ write_accuracy_section() {
 		accuracy_tables
 		if [ -f "$(dirname "$DOC")/timeline.png" ] && [ -s "$TMP/tl.what" ]; then
 			read -r wl src dst <"$TMP/tl.what"
-			echo "Per-thread timeline of one workload, as ARTC's Figure 9 ([timeline.png](timeline.png)): $wl recorded on $src (top, from the annotated trace's \`ts\`/\`dur\`) and one causal \`--natural\` replay of that trace on $dst (bottom). One segment per call, x = ms from the first call, y = thread (numbered in creation order). The replay report has no per-call times (only per-call-type latency percentiles and per-thread busy/wait/compute totals), so the bottom panel is the replay itself recorded with \`iotrace record\`, which adds the capture overhead to its calls."
+			echo "Per-thread timeline of one workload, as ARTC's Figure 9 ([timeline.png](timeline.png)): $wl recorded on $src (top) and one causal \`--natural\` replay of that trace on $dst (bottom), both from the replay's \`--timeline\` (the recorded \`ts\`/\`dur\` of each call it replayed, and its issue and end in the replay). One segment per call, x = ms from the first call, y = thread (numbered in creation order)."
 			echo
 			echo "![Per-thread timeline, original and replay](timeline.png)"
 			echo

@@ -20,7 +20,8 @@ static void replay__usage(FILE *f)
 	fprintf(f,
 		"Usage: iotrace replay FILE --root DIR [--afap | --natural | --speed X]\n"
 		"                      [--order causal|temporal|single|none|think] [--report R.json]\n"
-		"                      [--prepare-only] [--stall-timeout SEC] [--user NAME]\n"
+		"                      [--timeline FILE] [--prepare-only] [--stall-timeout SEC]\n"
+		"                      [--user NAME]\n"
 		"                      [--no-progress]\n"
 		"\n"
 		"Re-issues the calls of an annotated trace (iotrace analyze --infer-causality)\n"
@@ -36,6 +37,7 @@ static void replay__usage(FILE *f)
 		"                      cross-thread waits; think: //TRACE's think-limited\n"
 		"                      replay, recorded wall gaps and blocking times, no deps\n"
 		"  --report R.json     write the replay report\n"
+		"  --timeline FILE     write each call's recorded and replayed times (TSV)\n"
 		"  --prepare-only      create the initial files and stop\n"
 		"  --stall-timeout SEC give up when no call completes for SEC (default 30, 0 off)\n"
 		"  --user NAME         prepare as root, then hand the root to NAME and replay as\n"
@@ -82,6 +84,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 		{ "speed", required_argument, NULL, 's' },
 		{ "order", required_argument, NULL, 'O' },
 		{ "report", required_argument, NULL, 'R' },
+		{ "timeline", required_argument, NULL, 'L' },
 		{ "prepare-only", no_argument, NULL, 'P' },
 		{ "stall-timeout", required_argument, NULL, 'T' },
 		{ "no-progress", no_argument, NULL, 'N' },
@@ -105,6 +108,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 		case 's': err = replay__speed(optarg, o); break;
 		case 'O': err = replay__order(optarg, &o->order); break;
 		case 'R': o->report = optarg; break;
+		case 'L': o->timeline = optarg; break;
 		case 'P': o->prepare_only = true; break;
 		case 'T': o->stall_sec = atoi(optarg); break;
 		case 'N': o->progress = false; break;
@@ -205,6 +209,8 @@ static int replay__run(struct rp_plan *p, const struct rp_opts *o)
 	}
 	report__summary(p, o, &r);
 	if (o->report && report__write(p, o, &r))
+		err = -EIO;
+	if (o->timeline && report__timeline(p, o->timeline))
 		err = -EIO;
 	free(r.lag);
 	return err ? 1 : 0;

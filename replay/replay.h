@@ -264,6 +264,7 @@ struct rp_plan {
 
 struct rp_opts {
 	const char *file, *root, *report;
+	const char *timeline;	/* --timeline: per-call times, original and replay */
 	const char *user;	/* --user: replay as this user */
 	enum rp_timing timing;
 	enum rp_order order;
@@ -330,6 +331,7 @@ uint64_t rp__now(void);
 
 /* report.c */
 int report__write(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
+int report__timeline(const struct rp_plan *p, const char *file);
 void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
 
 #endif

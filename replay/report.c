@@ -213,6 +213,42 @@ int report__write(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 	return err;
 }
 
+/*
+ * --timeline: one line per replayed call (waits too, replayed as their
+ * deps; not the calls skipped or ignored), tab-separated, after a header:
+ * the traced thread, the call, its event id, its recorded start and
+ * duration (ns from the trace's start), and its issue and end in this
+ * replay (ns from the replay's start).  ARTC's per-thread timelines are
+ * drawn from it (bench/plot.sh).
+ */
+int report__timeline(const struct rp_plan *p, const char *file)
+{
+	FILE *f = fopen(file, "w");
+	int err = 0;
+
+	if (!f) {
+		err = -errno;
+		err("%s: cannot write the timeline: %s", file, strerror(-err));
+		return err;
+	}
+	fprintf(f, "tid\tcall\tid\tts\tdur\tissue\tend\n");
+	for (uint32_t i = 0; i < p->nops; i++) {
+		const struct rp_op *op = &p->ops[i];
+
+		if (!op->t_end || op->got == RP_SKIPPED || op->kind == RK_IGNORE)
+			continue;
+		fprintf(f, "%d\t%s\t%u\t%llu\t%llu\t%llu\t%llu\n", p->th[op->tidx].tid,
+			p->calls[op->call], op->id, (unsigned long long)op->ts,
+			(unsigned long long)op->dur, (unsigned long long)op->t_issue,
+			(unsigned long long)op->t_end);
+	}
+	if (ferror(f) | fclose(f)) {
+		err = -EIO;
+		err("%s: cannot write the timeline: %s", file, strerror(errno ? errno : EIO));
+	}
+	return err;
+}
+
 static void report__list_skipped(const struct rp_plan *p)
 {
 	char line[512];

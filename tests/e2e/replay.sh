@@ -277,10 +277,15 @@ test_odirect()
 	# a filesystem without O_DIRECT (tmpfs on old kernels) cannot run this
 	dd if=/dev/zero of=probe bs=4096 count=1 oflag=direct 2>/dev/null ||
 		skip "the scratch filesystem does not support O_DIRECT"
-	replay t.jsonl root
+	replay t.jsonl root --timeline tl.tsv
 	no_failures
 	no_short
 	eq "issued" "$(r .issued)" 4
+	# one line per call: recorded ts and dur as in the trace, issue <= end
+	eq "timeline header" "$(head -1 tl.tsv)" "$(printf 'tid\tcall\tid\tts\tdur\tissue\tend')"
+	eq "timeline calls" "$(tail -n +2 tl.tsv | cut -f2 | tr '\n' ' ')" "openat pread64 pwrite64 close "
+	eq "recorded times" "$(tail -n +2 tl.tsv | cut -f4,5 | tr '\t\n' ': ')" "1000:10 2000:10 3000:10 4000:10 "
+	eq "issue <= end, in order" "$(tail -n +2 tl.tsv | awk -F'\t' '$6 > $7 || $6 < e { bad++ } { e = $7 } END { print bad + 0 }')" 0
 }
 
 # O_DIRECT preads recorded on 512-byte sectors, replayed on a filesystem
