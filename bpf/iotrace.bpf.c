@@ -71,6 +71,7 @@ struct task_state {
 	__u64 enter_run;	/* on-CPU clock at this call's enter */
 	__u64 exit_run;		/* on-CPU clock at the previous call's exit */
 	__u64 cpu_ns;		/* on-CPU ns from the previous exit to this enter */
+	__u64 pid_tgid;		/* of the thread at this call's exit, for its header */
 	__u32 seq;		/* records emitted in this thread's context */
 	__u16 nr;
 	__u8 in_call;
@@ -291,6 +292,13 @@ static __always_inline void fill_fd(struct iot_fd *out, struct task_struct *task
 	out->ftype = ftype_of(ino->i_mode, ino->i_sb->s_magic);
 }
 
+/* bpf_get_current_pid_tgid() without the call: on this hot path every helper
+ * call's return costs as much as the loads around it. */
+static __always_inline __u64 task_pid_tgid(struct task_struct *task)
+{
+	return ((__u64)task->tgid << 32) | (__u32)task->pid;
+}
+
 static __always_inline __u64 run_clock(struct task_state *st, __u64 now)
 {
 	return st->run_ns + (now - st->switch_in);
@@ -371,7 +379,6 @@ static __always_inline int emit_noret(struct task_state *st, __u64 pid_tgid, __u
 
 static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct task_struct *task;
 	struct iot_sc_desc d;
 	struct task_state *st;
@@ -387,7 +394,7 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 	task = bpf_get_current_task_btf();
 	st = bpf_task_storage_get(&tstate, task, 0, 0);
 	if (!st) {
-		if (!is_traced(pid_tgid >> 32))
+		if (!is_traced(task->tgid))
 			return 0;
 		st = bpf_task_storage_get(&tstate, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!st) {
@@ -415,7 +422,7 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 				 n == sizeof(st->exec_path) ? IOT_STRF_TRUNC : 0;
 	}
 	if (d.flags & IOT_SCD_NORET)
-		return emit_noret(st, pid_tgid, now);
+		return emit_noret(st, task_pid_tgid(task), now);
 	return 0;
 }
 
@@ -570,9 +577,12 @@ static __always_inline __u64 arg_at(struct task_state *st, __u8 i)
 static __always_inline __u32 put_ret_fds(__u8 *buf, __u32 off, struct task_state *st,
 					 struct iot_sc_desc *d, __s64 ret, __u8 *nfd)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task;
 	__u32 used = 0;
 
+	if (!(d->flags & (IOT_SCD_RET_FD | IOT_SCD_FDPAIR)))
+		return 0;
+	task = bpf_get_current_task_btf();
 	if ((d->flags & IOT_SCD_RET_FD) && ret >= 0 &&
 	    !(st->nr == 72 && st->args[1] != F_DUPFD && st->args[1] != F_DUPFD_CLOEXEC)) {
 		fill_fd((struct iot_fd *)(buf + (off & OFF_MASK)), task, ret, IOT_FD_RET);
@@ -675,8 +685,7 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	rec->nstr = nstr;
 	rec->flags = flags;
 	rec->pad[0] = rec->pad[1] = 0;
-	put_hdr(&rec->hdr, st->enter_ts, bpf_get_current_pid_tgid(), IOT_REC_SYSCALL, off,
-		++st->seq);
+	put_hdr(&rec->hdr, st->enter_ts, st->pid_tgid, IOT_REC_SYSCALL, off, ++st->seq);
 	return off & (SCRATCH_SZ - 1);
 }
 
@@ -697,6 +706,7 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 		st->seq++;
 		goto out;
 	}
+	st->pid_tgid = pid_tgid;
 	batch_end(b, build_syscall((struct rec_room *)buf, st, ret, now, flags), false);
 out:
 	call_done(st, now);
@@ -717,9 +727,8 @@ static __always_inline int emit_no_enter(__u64 pid_tgid, long id, __s64 ret, __u
 	return 0;
 }
 
-static __always_inline int on_exit(struct pt_regs *regs, long ret)
+static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct task_struct *task;
 	struct task_state *st;
 	long id;
@@ -727,17 +736,18 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret)
 	task = bpf_get_current_task_btf();
 	st = bpf_task_storage_get(&tstate, task, 0, 0);
 	if (st && st->in_call)
-		return emit_syscall(st, pid_tgid, ret, bpf_ktime_get_ns(), 0);
-	if (!is_traced(pid_tgid >> 32))
-		return 0;
-	id = BPF_CORE_READ(regs, orig_ax);
+		return emit_syscall(st, task_pid_tgid(task), ret, bpf_ktime_get_ns(), 0);
+	/* the number first: most calls of untraced threads end here, no lookup */
+	id = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
 	if ((__u64)id >= IOT_NR_MAX || !(sc_desc[id].flags & IOT_SCD_TRACE))
+		return 0;
+	if (!is_traced(task->tgid))
 		return 0;
 	if (st && st->have_exit)
 		return 0;	/* enter was dropped and already counted */
 	if (!st && !ret && (sc_desc[id].flags & IOT_SCD_FORK))
 		return 0;	/* a new task returning from its creation: the fork record has it */
-	return emit_no_enter(pid_tgid, id, ret, bpf_ktime_get_ns());
+	return emit_no_enter(task_pid_tgid(task), id, ret, bpf_ktime_get_ns());
 }
 
 SEC("tp_btf/sys_enter")
@@ -749,7 +759,7 @@ int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	return on_exit(regs, ret);
+	return on_exit(regs, ret, true);
 }
 
 SEC("raw_tp/sys_enter")
@@ -761,7 +771,7 @@ int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
 {
-	return on_exit(regs, ret);
+	return on_exit(regs, ret, false);
 }
 
 /* Emits a fixed-size scheduler or page record in the context of `tid`'s
