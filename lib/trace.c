@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Trace file container: a header, then self-checking compressed blocks of
- * records.  The writer uses zstd's fast level TRACE_ZSTD_LEVEL: the
+ * records.  The writer uses zstd's fast level TRACE_ZSTD_LVL: the
  * recorder's CPU comes straight out of the traced service's when cores are
  * few, and compression is most of that CPU.  zlib blocks (traces from
  * before TRACE_F_ZSTD) still read.
@@ -28,7 +28,7 @@
  * same size, on a find-and-cat trace (paths, opens, stats) in 87% of it to
  * 15% more bytes, both far under 32 bytes an event.
  */
-#define TRACE_ZSTD_LEVEL	(-2)
+#define TRACE_ZSTD_LVL	(-2)
 
 struct trace_writer {
 	int fd;
@@ -89,8 +89,7 @@ struct trace_writer *trace_writer__new(int fd, size_t block_size)
 	w->zc = ZSTD_createCCtx();
 	/* no frame checksum: the block header's crc covers the bytes */
 	if (!w->raw || !w->comp || !w->zc ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel,
-						TRACE_ZSTD_LEVEL))) {
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, TRACE_ZSTD_LVL))) {
 		err = -ENOMEM;
 		goto err_free;
 	}
