@@ -5,8 +5,10 @@
  *
  * Hot path: sys_enter/sys_exit run for every syscall on the machine, so an
  * untraced call costs one task-storage lookup; a traced one stashes its
- * arguments and fd identities in task storage at enter and, at exit, builds
- * its record in place in a per-CPU batch.  The batch goes to the ring buffer
+ * arguments and fd identities at enter and, at exit, builds its record in
+ * place in a per-CPU batch.  The state of the traced thread running on a CPU
+ * stays in that CPU's `res` slot between its calls and goes back to task
+ * storage when the thread leaves the CPU.  The batch goes to the ring buffer
  * as one ring record when it fills, when a traced thread leaves the CPU and
  * when a thread exits, so the ring's reserve/commit and the reader's wakeup
  * logic are paid per batch, not per call.  A thread's records stay in order:
@@ -71,6 +73,7 @@ struct task_state {
 	__u64 enter_run;	/* on-CPU clock at this call's enter */
 	__u64 exit_run;		/* on-CPU clock at the previous call's exit */
 	__u64 cpu_ns;		/* on-CPU ns from the previous exit to this enter */
+	__u64 pid_tgid;		/* of the thread at this call's exit, for its header */
 	__u32 seq;		/* records emitted in this thread's context */
 	__u16 nr;
 	__u8 in_call;
@@ -89,6 +92,39 @@ struct {
 	__type(key, int);
 	__type(value, struct task_state);
 } tstate SEC(".maps");
+
+/*
+ * The traced thread on this CPU, its state kept here between its calls:
+ * sys_enter and sys_exit know it by the pt_regs the tracepoints hand them,
+ * so a thread that stays on the CPU pays no task or task-storage helper call
+ * (with Safe RET and retpolines, each call is dear next to the loads around
+ * it).  Taken at a call's enter once on_switch runs on the CPU; written back
+ * to task storage when the thread leaves the CPU or execs or exits.  The
+ * skeleton detaches the syscall programs before on_switch (program order), so
+ * no thread is left in a slot that nothing writes back.  Programs on the
+ * syscall tracepoints run with preemption off (measured: no sched_switch
+ * inside a 1 ms sys_enter program against two CPU hogs), so nothing runs in
+ * between on this CPU but interrupts, whose tracepoint here (sched_waking)
+ * does not use the slot.
+ */
+struct resident {
+	__u64 regs;		/* the thread's pt_regs; 0: no thread here */
+	__u64 task;		/* its task_struct, to compare and to read through */
+	__u64 pid_tgid;
+	__u32 armed;		/* on_switch has run on this CPU: a thread taken in
+				 * now is written back when it leaves */
+	__u32 pad;
+	struct task_state st;	/* all but exec_path, which execve keeps in storage */
+};
+
+#define RES_COPY	offsetof(struct task_state, exec_path)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct resident);
+} res SEC(".maps");
 
 /* Final sequence number of each exited thread, drained by the recorder into
  * IOT_REC_SEQEND records: losses after a thread's last kept record show too. */
@@ -152,6 +188,37 @@ static __always_inline struct iot_batch *get_batch(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&batch, &zero);
+}
+
+static __always_inline struct resident *get_res(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&res, &zero);
+}
+
+/* Writes task's resident state back to its storage, if task is this CPU's. */
+static __always_inline void res_put_back(struct task_struct *task)
+{
+	struct resident *r = get_res();
+	struct task_state *st;
+
+	if (!r || !r->regs || r->task != (__u64)task)
+		return;
+	st = bpf_task_storage_get(&tstate, task, 0, 0);
+	if (st)
+		__builtin_memcpy(st, &r->st, RES_COPY);
+	r->regs = 0;
+}
+
+/* The state of task, running on this CPU: resident, or in its storage. */
+static __always_inline struct task_state *state_of(struct task_struct *task)
+{
+	struct resident *r = get_res();
+
+	if (r && r->regs && r->task == (__u64)task)
+		return &r->st;
+	return bpf_task_storage_get(&tstate, task, 0, 0);
 }
 
 static __always_inline void batch_flush(struct iot_batch *b)
@@ -291,6 +358,13 @@ static __always_inline void fill_fd(struct iot_fd *out, struct task_struct *task
 	out->ftype = ftype_of(ino->i_mode, ino->i_sb->s_magic);
 }
 
+/* bpf_get_current_pid_tgid() without the call: on this hot path every helper
+ * call's return costs as much as the loads around it. */
+static __always_inline __u64 task_pid_tgid(struct task_struct *task)
+{
+	return ((__u64)task->tgid << 32) | (__u32)task->pid;
+}
+
 static __always_inline __u64 run_clock(struct task_state *st, __u64 now)
 {
 	return st->run_ns + (now - st->switch_in);
@@ -369,32 +443,64 @@ static __always_inline int emit_noret(struct task_state *st, __u64 pid_tgid, __u
 	return 0;
 }
 
+/* Finds the state of the current thread, taking it into this CPU's slot when
+ * it can stay there; NULL when the thread is not traced. */
+static __always_inline struct task_state *enter_state(struct pt_regs *regs, struct iot_sc_desc *d,
+						      struct task_struct **taskp, __u64 *pid_tgid)
+{
+	struct resident *r = get_res();
+	struct task_struct *task;
+	struct task_state *st;
+
+	if (r && r->regs == (__u64)regs) {
+		if (!(d->flags & IOT_SCD_EXEC)) {
+			*taskp = bpf_rdonly_cast((void *)r->task,
+						 bpf_core_type_id_kernel(struct task_struct));
+			*pid_tgid = r->pid_tgid;
+			return &r->st;
+		}
+		/* execve reads its path into storage, and the exec renames it */
+		res_put_back(bpf_get_current_task_btf());
+	}
+	/* Only traced threads have storage: finding it saves the hash lookup
+	 * on the hot path; a thread seen for the first time is checked once. */
+	task = bpf_get_current_task_btf();
+	*taskp = task;
+	*pid_tgid = task_pid_tgid(task);
+	st = bpf_task_storage_get(&tstate, task, 0, 0);
+	if (!st) {
+		if (!is_traced(task->tgid))
+			return NULL;
+		st = bpf_task_storage_get(&tstate, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!st) {
+			count_loss(IOT_LOSS_STORAGE);
+			return NULL;
+		}
+	}
+	if (!r || r->regs || !r->armed || (d->flags & IOT_SCD_EXEC))
+		return st;
+	__builtin_memcpy(&r->st, st, RES_COPY);
+	r->regs = (__u64)regs;
+	r->task = (__u64)task;
+	r->pid_tgid = *pid_tgid;
+	return &r->st;
+}
+
 static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct task_struct *task;
+	struct task_struct *task = NULL;
 	struct iot_sc_desc d;
 	struct task_state *st;
-	__u64 now;
+	__u64 now, pid_tgid = 0;
 
 	if ((__u64)id >= IOT_NR_MAX)
 		return 0;
 	d = sc_desc[id];
 	if (!(d.flags & IOT_SCD_TRACE))
 		return 0;
-	/* Only traced threads have storage: finding it saves the hash lookup
-	 * on the hot path; a thread seen for the first time is checked once. */
-	task = bpf_get_current_task_btf();
-	st = bpf_task_storage_get(&tstate, task, 0, 0);
-	if (!st) {
-		if (!is_traced(pid_tgid >> 32))
-			return 0;
-		st = bpf_task_storage_get(&tstate, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!st) {
-			count_loss(IOT_LOSS_STORAGE);
-			return 0;
-		}
-	}
+	st = enter_state(regs, &d, &task, &pid_tgid);
+	if (!st)
+		return 0;
 	now = bpf_ktime_get_ns();
 	/* First sight of the thread: it is on the CPU right now. */
 	if (!st->switch_in)
@@ -570,9 +676,12 @@ static __always_inline __u64 arg_at(struct task_state *st, __u8 i)
 static __always_inline __u32 put_ret_fds(__u8 *buf, __u32 off, struct task_state *st,
 					 struct iot_sc_desc *d, __s64 ret, __u8 *nfd)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task;
 	__u32 used = 0;
 
+	if (!(d->flags & (IOT_SCD_RET_FD | IOT_SCD_FDPAIR)))
+		return 0;
+	task = bpf_get_current_task_btf();
 	if ((d->flags & IOT_SCD_RET_FD) && ret >= 0 &&
 	    !(st->nr == 72 && st->args[1] != F_DUPFD && st->args[1] != F_DUPFD_CLOEXEC)) {
 		fill_fd((struct iot_fd *)(buf + (off & OFF_MASK)), task, ret, IOT_FD_RET);
@@ -675,8 +784,7 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	rec->nstr = nstr;
 	rec->flags = flags;
 	rec->pad[0] = rec->pad[1] = 0;
-	put_hdr(&rec->hdr, st->enter_ts, bpf_get_current_pid_tgid(), IOT_REC_SYSCALL, off,
-		++st->seq);
+	put_hdr(&rec->hdr, st->enter_ts, st->pid_tgid, IOT_REC_SYSCALL, off, ++st->seq);
 	return off & (SCRATCH_SZ - 1);
 }
 
@@ -697,6 +805,7 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 		st->seq++;
 		goto out;
 	}
+	st->pid_tgid = pid_tgid;
 	batch_end(b, build_syscall((struct rec_room *)buf, st, ret, now, flags), false);
 out:
 	call_done(st, now);
@@ -717,21 +826,29 @@ static __always_inline int emit_no_enter(__u64 pid_tgid, long id, __s64 ret, __u
 	return 0;
 }
 
-static __always_inline int on_exit(struct pt_regs *regs, long ret)
+static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct task_struct *task;
+	struct resident *r = get_res();
 	struct task_state *st;
+	__u64 pid_tgid;
 	long id;
 
-	task = bpf_get_current_task_btf();
-	st = bpf_task_storage_get(&tstate, task, 0, 0);
+	if (r && r->regs == (__u64)regs) {
+		st = &r->st;
+		pid_tgid = r->pid_tgid;
+	} else {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		st = bpf_task_storage_get(&tstate, task, 0, 0);
+		pid_tgid = task_pid_tgid(task);
+	}
 	if (st && st->in_call)
 		return emit_syscall(st, pid_tgid, ret, bpf_ktime_get_ns(), 0);
-	if (!is_traced(pid_tgid >> 32))
-		return 0;
-	id = BPF_CORE_READ(regs, orig_ax);
+	/* the number first: most calls of untraced threads end here, no lookup */
+	id = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
 	if ((__u64)id >= IOT_NR_MAX || !(sc_desc[id].flags & IOT_SCD_TRACE))
+		return 0;
+	if (!is_traced(pid_tgid >> 32))
 		return 0;
 	if (st && st->have_exit)
 		return 0;	/* enter was dropped and already counted */
@@ -749,7 +866,7 @@ int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	return on_exit(regs, ret);
+	return on_exit(regs, ret, true);
 }
 
 SEC("raw_tp/sys_enter")
@@ -761,7 +878,7 @@ int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
 {
-	return on_exit(regs, ret);
+	return on_exit(regs, ret, false);
 }
 
 /* Emits a fixed-size scheduler or page record in the context of `tid`'s
@@ -793,8 +910,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	rec.thread = thread;
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_FORK,
 		sizeof(rec), 0);
-	emit_small(&rec, sizeof(rec),
-		   bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0), false);
+	emit_small(&rec, sizeof(rec), state_of(bpf_get_current_task_btf()), false);
 	return 0;
 }
 
@@ -803,6 +919,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	struct iot_exec rec = {};
 
+	/* the thread may have taken the leader's tid: the slot's copy is stale */
+	res_put_back(p);
 	if (!is_traced(p->tgid))
 		return 0;
 	rec.old_tid = old_pid;
@@ -820,6 +938,8 @@ int BPF_PROG(on_exit_task, struct task_struct *p, bool group_dead)
 	__u32 tgid = p->tgid, tid = p->pid;
 	struct task_state *st;
 
+	/* its final seq goes from storage to seq_end */
+	res_put_back(p);
 	if (!is_traced(tgid))
 		return 0;
 	rec.exit_code = p->exit_code;
@@ -863,9 +983,14 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	struct resident *r = get_res();
 	struct task_state *st;
 	__u64 now = bpf_ktime_get_ns();
 
+	/* prev leaves the CPU: its state back to storage, where it is read next */
+	res_put_back(prev);
+	if (r)
+		r->armed = 1;
 	st = bpf_task_storage_get(&tstate, prev, 0, 0);
 	if (st && st->switch_in) {
 		struct iot_switch rec = {};
@@ -906,8 +1031,7 @@ static __always_inline void emit_page(struct address_space *mapping, __u64 index
 	rec.npages = npages;
 	rec.kind = kind;
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), pid_tgid, IOT_REC_PAGE, sizeof(rec), 0);
-	emit_small(&rec, sizeof(rec),
-		   bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0), false);
+	emit_small(&rec, sizeof(rec), state_of(bpf_get_current_task_btf()), false);
 }
 
 /* Pages in a folio: order is kept in the low byte of the second page's flags. */

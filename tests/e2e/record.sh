@@ -199,3 +199,26 @@ test_no_loss()
 	ge "threads" "$(jq .threads info.json)" 4
 	ge "events" "$(jq .events info.json)" 1000
 }
+
+# A thread other than the main one makes calls, then execs and so takes the
+# process's pid as its tid: its calls before are under its own tid, the
+# execve and the new image's calls under the pid, with their data intact.
+test_thread_exec()
+{
+	need_bpf
+	mkdir d
+	echo hi >d/before
+	record -o t.iot -- "$PROGS/threadexec" "$T/d" >out
+	local pid worker ino
+	pid=$(kv out pid)
+	worker=$(kv out worker)
+	eq "new image ran" "$(kv out after)" "$pid"
+	ino=$(stat -c %i d/before)
+	q t.iot '[.[] | select(.type == "syscall")]' >calls.json
+	eq "opens before" "$(jq '[.[] | select(.tid == '"$worker"' and .call == "openat" and .ret >= 0 and .fds[0].ino == '"$ino"')] | length' calls.json)" 100
+	eq "reads before" "$(jq '[.[] | select(.tid == '"$worker"' and .call == "read" and .ret == 3 and .fds[0].ino == '"$ino"' and .fds[0].pos == 0)] | length' calls.json)" 100
+	eq "exec" "$(q t.iot '.[] | select(.type == "exec" and .old_tid == '"$worker"') | "\(.pid) \(.tid)"')" "$pid $pid"
+	eq "execve" "$(jq -r '.[] | select(.call == "execve" and .ret == 0 and .strs[0].s == "/proc/self/exe") | .tid' calls.json)" "$pid"
+	eq "open after" "$(jq -r '.[] | select(.call == "openat" and .strs[0].s == "'"$T/d/after"'") | "\(.tid) \(.ret >= 0)"' calls.json)" "$pid true"
+	eq "lost" "$("$IOTRACE" info t.iot | jq .lost_events)" 0
+}
