@@ -332,6 +332,18 @@ static void exec__clock_init(struct rp_clock *c)
 	c->oversleep = OVERSLEEP_NS;
 }
 
+/*
+ * A thread's ops are every Nth op of the trace, at no fixed stride: the
+ * hardware prefetcher misses them, and each call waited on three or four
+ * cache misses for its op.  Fetch the next op's lines during this call.
+ */
+static inline void op__prefetch(const struct rp_op *op)
+{
+	for (size_t off = 0; off < offsetof(struct rp_op, state); off += 64)
+		__builtin_prefetch((const char *)op + off, 0);
+	__builtin_prefetch(&op->state, 1);
+}
+
 static void *exec__thread(void *arg)
 {
 	struct rp_thread *t = arg;
@@ -351,6 +363,8 @@ static void *exec__thread(void *arg)
 	}
 	for (uint32_t i = 0; i < t->nops; i++) {
 		atomic_store_explicit(&t->cur, i, memory_order_relaxed);
+		if (i + 1 < t->nops)
+			op__prefetch(&p->ops[t->ops[i + 1]]);
 		exec__one(p, t, &p->ops[t->ops[i]], &c);
 	}
 	atomic_store_explicit(&t->cur, t->nops, memory_order_relaxed);
