@@ -304,7 +304,11 @@ static void exec__lag(struct rp_thread *t, const struct rp_op *op, uint64_t want
 	t->lag[t->nlag++] = op->t_issue > want ? op->t_issue - want : 0;
 }
 
-static void exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, struct rp_clock *c)
+/* Inlined in the loops: after a syscall the return stack predicts none of
+ * the returns the call made, and each level between the loop and the
+ * syscall costs a mispredicted return. */
+static inline __attribute__((always_inline)) void
+exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, struct rp_clock *c)
 {
 	uint64_t want = 0, spun = 0, t1;
 	bool emul, waited = op->ntouch;
