@@ -39,12 +39,12 @@
 static struct exec {
 	struct rp_plan *p;
 	const struct rp_opts *o;
-	uint64_t t0;	   /* replay start, exec__clock() */
-	uint64_t ns0;	   /* replay start, rp__now() */
-	double tick_ns;	   /* ns per exec__clock() tick */
-	bool tsc;	   /* exec__clock() reads the TSC */
-	uint64_t ovh0;	   /* replayer's cost from a compute spin to the issue, first guess */
-	uint64_t spin_ns;  /* spin on a dep this long before sleeping */
+	uint64_t t0;	  /* replay start, exec__clock() */
+	uint64_t ns0;	  /* replay start, rp__now() */
+	double tick_ns;	  /* ns per exec__clock() tick */
+	bool tsc;	  /* exec__clock() reads the TSC */
+	uint64_t ovh0;	  /* replayer's cost from a compute spin to the issue, first guess */
+	uint64_t spin_ns; /* spin on a dep this long before sleeping */
 	double speed;
 	bool natural;
 	_Alignas(64) _Atomic uint32_t pacing; /* threads in a long compute or hold */
@@ -307,8 +307,8 @@ static void exec__lag(struct rp_thread *t, const struct rp_op *op, uint64_t want
 /* Inlined in the loops: after a syscall the return stack predicts none of
  * the returns the call made, and each level between the loop and the
  * syscall costs a mispredicted return. */
-static inline __attribute__((always_inline)) void
-exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, struct rp_clock *c)
+static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, struct rp_thread *t,
+							    struct rp_op *op, struct rp_clock *c)
 {
 	uint64_t want = 0, spun = 0, t1;
 	bool emul, waited = op->ntouch;
