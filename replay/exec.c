@@ -21,6 +21,9 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "log.h"
 #include "replay.h"
@@ -36,9 +39,12 @@
 static struct exec {
 	struct rp_plan *p;
 	const struct rp_opts *o;
-	uint64_t t0;	   /* replay start, rp__now() */
-	uint64_t ovh0;	   /* replayer's cost from a compute spin to the issue, first guess */
-	uint64_t spin_ns;  /* spin on a dep this long before sleeping */
+	uint64_t t0;	  /* replay start, exec__clock() */
+	uint64_t ns0;	  /* replay start, rp__now() */
+	double tick_ns;	  /* ns per exec__clock() tick */
+	bool tsc;	  /* exec__clock() reads the TSC */
+	uint64_t ovh0;	  /* replayer's cost from a compute spin to the issue, first guess */
+	uint64_t spin_ns; /* spin on a dep this long before sleeping */
 	double speed;
 	bool natural;
 	_Alignas(64) _Atomic uint32_t pacing; /* threads in a long compute or hold */
@@ -53,7 +59,7 @@ static struct exec {
  * first proceed in this replay.  Lag is the actual issue minus that.
  */
 struct rp_clock {
-	uint64_t end;	    /* end of the thread's previous call, rp__now() */
+	uint64_t end;	    /* end of the thread's previous call, exec__clock() */
 	uint64_t ovh;	    /* measured cost from the end of a compute spin to the issue */
 	uint64_t oversleep; /* how late timed sleeps wake: wake this early, then spin */
 };
@@ -64,6 +70,46 @@ uint64_t rp__now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * The clock of the ops' times.  --afap has nothing to pace and reads it once
+ * a call: there it is the TSC, where the kernel keeps its own time with the
+ * TSC, at under half the cost of clock_gettime (a tenth of the per-call
+ * overhead on cached preads); exec__run turns ticks into ns against
+ * rp__now() read at the start and the end of the replay.
+ */
+static inline uint64_t exec__clock(void)
+{
+#if defined(__x86_64__)
+	if (ex.tsc)
+		return __rdtsc();
+#endif
+	return rp__now();
+}
+
+/* A duration or a time since ex.t0, in exec__clock() ticks, in ns. */
+static uint64_t exec__ns(uint64_t ticks)
+{
+	return ex.tsc ? (uint64_t)(ticks * ex.tick_ns + 0.5) : ticks;
+}
+
+/* The TSC runs at one rate on all CPUs where the kernel keeps time with it. */
+static bool exec__tsc_ok(void)
+{
+#if defined(__x86_64__)
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+	char s[16] = "";
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(s, sizeof(s), f) && !strcmp(s, "tsc\n");
+	fclose(f);
+	return ok;
+#else
+	return false;
+#endif
 }
 
 static inline void cpu_relax(void)
@@ -297,7 +343,11 @@ static void exec__lag(struct rp_thread *t, const struct rp_op *op, uint64_t want
 	t->lag[t->nlag++] = op->t_issue > want ? op->t_issue - want : 0;
 }
 
-static void exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, struct rp_clock *c)
+/* Inlined in the loops: after a syscall the return stack predicts none of
+ * the returns the call made, and each level between the loop and the
+ * syscall costs a mispredicted return. */
+static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, struct rp_thread *t,
+							    struct rp_op *op, struct rp_clock *c)
 {
 	uint64_t want = 0, spun = 0, t1;
 	bool emul, waited = op->ntouch;
@@ -316,7 +366,7 @@ static void exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	/* --afap: a call that waited for nothing is issued at the end of the
 	 * thread's previous one, give or take the bookkeeping: one clock read
 	 * per call instead of two */
-	op->t_issue = waited || ex.natural ? rp__now() : c->end;
+	op->t_issue = waited || ex.natural ? exec__clock() : c->end;
 	t->wait += op->t_issue - (spun ? spun : c->end);
 	if (spun && !op->ndeps) {
 		uint64_t d = op->t_issue - spun;
@@ -329,7 +379,7 @@ static void exec__one(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	op->got = op__issue(p, t, op, &emul);
 	if (ex.natural)
 		exec__hold(p, t, op, c, want);
-	t1 = rp__now();
+	t1 = exec__clock();
 	op->t_end = t1;
 	if (op->waited)
 		dep__set(&op->state, RS_DONE);
@@ -371,6 +421,18 @@ static void exec__clock_init(struct rp_clock *c)
 	c->oversleep = OVERSLEEP_NS;
 }
 
+/*
+ * A thread's ops are every Nth op of the trace, at no fixed stride: the
+ * hardware prefetcher misses them, and each call waited on three or four
+ * cache misses for its op.  Fetch the next op's lines during this call.
+ */
+static inline void op__prefetch(const struct rp_op *op)
+{
+	for (size_t off = 0; off < offsetof(struct rp_op, state); off += 64)
+		__builtin_prefetch((const char *)op + off, 0);
+	__builtin_prefetch(&op->state, 1);
+}
+
 static void *exec__thread(void *arg)
 {
 	struct rp_thread *t = arg;
@@ -380,7 +442,7 @@ static void *exec__thread(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	exec__clock_init(&c);
 	if (!ex.natural)
-		c.end = rp__now(); /* --afap: the first call's issue time */
+		c.end = exec__clock(); /* --afap: the first call's issue time */
 	/* a thread's compute before its first call counts from its creation */
 	if (t->gate != RP_NONE && t->nops) {
 		const struct rp_op *g = &p->ops[t->gate];
@@ -390,6 +452,8 @@ static void *exec__thread(void *arg)
 	}
 	for (uint32_t i = 0; i < t->nops; i++) {
 		atomic_store_explicit(&t->cur, i, memory_order_relaxed);
+		if (i + 1 < t->nops)
+			op__prefetch(&p->ops[t->ops[i + 1]]);
 		exec__one(p, t, &p->ops[t->ops[i]], &c);
 	}
 	atomic_store_explicit(&t->cur, t->nops, memory_order_relaxed);
@@ -462,6 +526,30 @@ static int exec__buffers(struct rp_plan *p, uint64_t *lag)
 	return 0;
 }
 
+/* ns per tick, from both clocks read at the start and now, at the end: over
+ * the whole replay, a few ns of error between the reads do not matter. */
+static void exec__tick_rate(void)
+{
+	uint64_t ns = rp__now(), ticks = exec__clock();
+
+	ex.tick_ns = ticks > ex.t0 ? (double)(ns - ex.ns0) / (ticks - ex.t0) : 1;
+}
+
+/* Ops' times relative to the replay start, threads' times, all in ns. */
+static void exec__times_ns(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+
+		op->t_issue = op->t_issue ? exec__ns(op->t_issue - ex.t0) : 0;
+		op->t_end = op->t_end ? exec__ns(op->t_end - ex.t0) : 0;
+	}
+	for (uint32_t i = 0; i < p->nth; i++) {
+		p->th[i].busy = exec__ns(p->th[i].busy);
+		p->th[i].wait = exec__ns(p->th[i].wait);
+	}
+}
+
 /* The threads' lag slices, packed to the front of LAG. */
 static uint32_t exec__pack_lag(struct rp_plan *p, uint64_t *lag)
 {
@@ -518,23 +606,24 @@ int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 	}
 	ex.ovh0 = exec__calibrate();
 	ex.spin_ns = exec__spin_budget(p, o);
-	ex.t0 = rp__now();
+	ex.tsc = !ex.natural && exec__tsc_ok();
+	ex.ns0 = rp__now();
+	ex.t0 = exec__clock();
 	err = exec__start(p, th, &n);
 	if (err)
 		return -EAGAIN; /* the threads started may wait for ones that were not */
 	r->stalled = !exec__watch(p, o, &ex.running, &ex.pacing);
-	r->wall = (r->stalled ? rp__now() : atomic_load(&ex.end)) - ex.t0;
-	if (r->stalled)
+	if (r->stalled) {
+		r->wall = rp__now() - ex.ns0;
 		return -EDEADLK; /* threads are stuck in calls: leave them */
+	}
+	exec__tick_rate();
+	r->wall = exec__ns(atomic_load(&ex.end) - ex.t0);
 	for (uint32_t i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	free(th);
 	r->lag = lag;
 	r->nlag = exec__pack_lag(p, lag);
-	/* ops' times become relative to the replay start for the report */
-	for (uint32_t i = 0; i < p->nops; i++) {
-		p->ops[i].t_issue = p->ops[i].t_issue ? p->ops[i].t_issue - ex.t0 : 0;
-		p->ops[i].t_end = p->ops[i].t_end ? p->ops[i].t_end - ex.t0 : 0;
-	}
+	exec__times_ns(p);
 	return 0;
 }

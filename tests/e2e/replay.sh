@@ -61,6 +61,11 @@ test_fileio_afap()
 	done
 	eq "no lag in afap" "$(r 'has("lag_ns")')" false
 	eq "threads" "$(r '.threads | length')" 4
+	# --afap may keep times in TSC ticks: all of them reach the report in ns,
+	# so no thread is busy or waiting, and no call lasts, longer than the replay
+	eq "thread times within wall" \
+		"$(r '.wall_ns as $w | [.threads[] | .busy_ns + .wait_ns <= $w + 2] | all')" true
+	eq "call times within wall" "$(r '.wall_ns as $w | [.calls[].replay.max <= $w] | all')" true
 	# the files the trace made, at their recorded sizes, inside the root
 	for k in 0 1 2; do
 		eq "file$k" "$(stat -c %s "root$T/d/file$k")" 12288
