@@ -13,8 +13,9 @@
  *                                 the holder reads the next 64 KiB of its own
  *                                 file (O_DIRECT), N turns each
  *
- * Prints the elapsed seconds of the timed part: the application's own time,
- * T_app, when it runs natively.
+ * Prints the elapsed seconds from the first thread's creation to the last
+ * one's join.  bench/accuracy.sh times the whole process instead, as the
+ * trace and its replay span it.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
