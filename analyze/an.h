@@ -82,6 +82,7 @@ struct an_file {		/* initial state the replay needs */
 	bool created;		/* made by the trace: not initial state */
 	uint64_t size;
 	uint32_t target;	/* symlink target, interned, or AN_NONE */
+	uint32_t dev;		/* st_dev of the first sighting that had one, or 0 */
 };
 
 struct an_vec {
@@ -152,9 +153,10 @@ struct an_proc *an__proc(struct analysis *an, uint32_t pid);
 uint32_t an__call_at(const struct analysis *an, uint32_t tidx, uint64_t ts, bool in_progress);
 /* Records an edge if its rule is on; drops same-thread edges.  0 or -ENOMEM. */
 int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind, uint32_t info);
-/* Notes that path existed before the trace (or was created by it). */
+/* Notes that path existed before the trace (or was created by it), on
+ * device dev (st_dev encoding; 0 when the sighting did not say). */
 void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint64_t size,
-		   bool created);
+		   uint32_t dev, bool created);
 /* Type of path's initial-state entry; IOT_FT_NONE when none or not known. */
 unsigned int an__file_type(const struct analysis *an, uint32_t path);
 

@@ -123,7 +123,7 @@ int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind,
 }
 
 void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint64_t size,
-		   bool created)
+		   uint32_t dev, bool created)
 {
 	uint32_t idx = htab__get(&an->file_idx, path);
 	struct an_file *f;
@@ -137,13 +137,15 @@ void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint6
 			f->type = ftype;
 		if (!f->created && ftype == IOT_FT_REG && size > f->size)
 			f->size = size;
+		if (!f->dev)
+			f->dev = dev;
 		return;
 	}
 	f = vec__push(&an->files);
 	if (!f || htab__set(&an->file_idx, path, an->files.n - 1))
 		return;
 	*f = (struct an_file){ .path = path, .type = ftype, .size = size, .created = created,
-			       .target = AN_NONE };
+			       .target = AN_NONE, .dev = dev };
 }
 
 unsigned int an__file_type(const struct analysis *an, uint32_t path)

@@ -454,7 +454,7 @@ static json_t *procs_json(const struct analysis *an)
 }
 
 static void add_file(json_t *a, json_t *seen, const char *path, const char *type, uint64_t size,
-		     const char *target)
+		     const char *target, uint32_t dev)
 {
 	json_t *o;
 
@@ -466,6 +466,8 @@ static void add_file(json_t *a, json_t *seen, const char *path, const char *type
 		json_object_set_new(o, "size", json_integer(size));
 	if (target)
 		json_object_set_new(o, "target", json_string(target));
+	if (dev)
+		json_object_set_new(o, "dev", json_integer(dev));
 	json_array_append_new(a, o);
 }
 
@@ -512,12 +514,12 @@ static json_t *files_json(const struct analysis *an)
 		for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {
 			*s = '\0';
 			if (!json_object_get(created, buf))
-				add_file(a, seen, buf, "dir", 0, NULL);
+				add_file(a, seen, buf, "dir", 0, NULL, 0);
 			*s = '/';
 		}
 		if (!f->created)
 			add_file(a, seen, p, an__ftype_name(type), f->size,
-				 strtab__str(&an->strs, f->target));
+				 strtab__str(&an->strs, f->target), f->dev);
 	}
 	json_decref(seen);
 	json_decref(created);

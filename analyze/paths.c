@@ -223,8 +223,8 @@ static int do_rename(struct analysis *an, uint32_t from, uint32_t to, uint32_t e
 		return 0;
 	/* it worked: from existed (before the trace, unless the trace made it),
 	 * and to is now the trace's own */
-	an__file_seen(an, from, IOT_FT_NONE, 0, false);
-	an__file_seen(an, to, an__file_type(an, from), 0, true);
+	an__file_seen(an, from, IOT_FT_NONE, 0, 0, false);
+	an__file_seen(an, to, an__file_type(an, from), 0, 0, true);
 	err = path__delete(an, from, ev);
 	if (!err)
 		err = delete_below(an, from, ev);
@@ -244,7 +244,7 @@ int path__namespace(struct analysis *an, uint32_t ev, int nr)
 	switch (nr) {
 	case SYS_mkdir:
 	case SYS_mkdirat:
-		an__file_seen(an, p0, IOT_FT_DIR, 0, true);
+		an__file_seen(an, p0, IOT_FT_DIR, 0, 0, true);
 		err = path__create(an, p0, ev);
 		return err ? err : use_parent(an, p0, ev);
 	case SYS_rmdir:
@@ -255,7 +255,7 @@ int path__namespace(struct analysis *an, uint32_t ev, int nr)
 			      nr == SYS_rmdir || (nr == SYS_unlinkat &&
 						  (an__rec(an, ev)->args[2] & AT_REMOVEDIR)) ?
 				      IOT_FT_DIR : IOT_FT_NONE,
-			      0, false);
+			      0, 0, false);
 		err = path__delete(an, p0, ev);
 		return err ? err : use_parent(an, p0, ev);
 	case SYS_rename:
@@ -265,11 +265,11 @@ int path__namespace(struct analysis *an, uint32_t ev, int nr)
 	case SYS_link:
 	case SYS_linkat:
 		err = path__use(an, p0, ev);
-		an__file_seen(an, p1, IOT_FT_REG, 0, true);
+		an__file_seen(an, p1, IOT_FT_REG, 0, 0, true);
 		return err ? err : path__create(an, p1, ev);
 	case SYS_symlink:
 	case SYS_symlinkat:
-		an__file_seen(an, p1 != AN_NONE ? p1 : p0, IOT_FT_LNK, 0, true);
+		an__file_seen(an, p1 != AN_NONE ? p1 : p0, IOT_FT_LNK, 0, 0, true);
 		return path__create(an, p1 != AN_NONE ? p1 : p0, ev);
 	default:
 		return 0;

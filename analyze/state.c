@@ -321,9 +321,9 @@ static int use_paths(struct analysis *an, const struct sc_view *v, uint32_t ev)
 			err = path__use(an, an->ev[ev].apath[k], ev);
 	if (stat && an->ev[ev].apath[0] != AN_NONE)
 		an__file_seen(an, an->ev[ev].apath[0], mode_ftype(stat->flags), stat->size,
-			      false);
+			      stat->dev, false);
 	else if (an->ev[ev].apath[0] != AN_NONE)	/* access, chmod, truncate...: it is there */
-		an__file_seen(an, an->ev[ev].apath[0], implied_ftype(v->sc->nr), 0, false);
+		an__file_seen(an, an->ev[ev].apath[0], implied_ftype(v->sc->nr), 0, 0, false);
 	if (v->sc->nr == SYS_readlink || v->sc->nr == SYS_readlinkat) {
 		const char *t = sc_view__str(v, IOT_STR_RESULT);
 		uint32_t fi = htab__get(&an->file_idx, an->ev[ev].apath[0]);
@@ -360,7 +360,7 @@ static int do_open(struct analysis *an, struct st_proc *p, const struct sc_view 
 		err = path__use(an, path, ev);
 	}
 	if (f && path != AN_NONE)
-		an__file_seen(an, path, f->ftype, f->size, created);
+		an__file_seen(an, path, f->ftype, f->size, f->dev, created);
 	if (!err && f && (f->ftype == IOT_FT_REG || f->ftype == IOT_FT_DIR))
 		err = st__use(an, file__res(an, f->dev, f->ino, created ? ev : AN_NONE), ev,
 			      AN_RULE_STAGE);
@@ -470,7 +470,7 @@ static int apply_fdsnap(struct analysis *an, const struct iot_hdr *h)
 	if (rec__strings(h, sizeof(*fs), fs->nstr, s, 1) > 0 && s[0][0]) {
 		path = strtab__intern(&an->strs, s[0]);
 		if (s[0][0] == '/')
-			an__file_seen(an, path, fs->f.ftype, fs->f.size, false);
+			an__file_seen(an, path, fs->f.ftype, fs->f.size, fs->f.dev, false);
 	}
 	return fd_open(an, p, &fs->f, path, AN_NONE, fs->f.flags & O_CLOEXEC);
 }
