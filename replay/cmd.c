@@ -21,13 +21,17 @@ static void replay__usage(FILE *f)
 		"Usage: iotrace replay FILE --root DIR [--afap | --natural | --speed X]\n"
 		"                      [--order causal|temporal|single|none|think] [--report R.json]\n"
 		"                      [--timeline FILE] [--prepare-only] [--stall-timeout SEC]\n"
-		"                      [--user NAME]\n"
+		"                      [--user NAME] [--dev-root MAJ:MIN=DIR]...\n"
 		"                      [--no-progress]\n"
 		"\n"
 		"Re-issues the calls of an annotated trace (iotrace analyze --infer-causality)\n"
 		"inside the sandbox DIR, one thread per traced thread.\n"
 		"\n"
 		"  --root DIR          sandbox: every trace path is resolved under DIR\n"
+		"  --dev-root MAJ:MIN=DIR\n"
+		"                      the files the trace read on device MAJ:MIN (its\n"
+		"                      programs' libraries, say) live under DIR, off the\n"
+		"                      storage --root measures; repeatable, up to 7\n"
 		"  --afap              no compute between calls (default)\n"
 		"  --natural           spin the recorded compute; waits the trace cannot\n"
 		"                      explain last as long as they did\n"
@@ -46,7 +50,8 @@ static void replay__usage(FILE *f)
 		"EXAMPLES:\n"
 		"  iotrace analyze db.iot --infer-causality -o db.jsonl\n"
 		"  iotrace replay db.jsonl --root /mnt/test/sb --natural --report r.json\n"
-		"  iotrace replay db.jsonl --root /mnt/test/sb --order temporal\n");
+		"  iotrace replay db.jsonl --root /mnt/test/sb --order temporal\n"
+		"  iotrace replay db.jsonl --root /mnt/test/sb --dev-root 254:0=/var/tmp/sys\n");
 }
 
 static int replay__order(const char *s, enum rp_order *o)
@@ -75,6 +80,29 @@ static int replay__speed(const char *s, struct rp_opts *o)
 	return 0;
 }
 
+/* --dev-root MAJ:MIN=DIR, the device as lsblk and stat -c %Hd:%Ld print it. */
+static int replay__devroot(const char *s, struct rp_opts *o)
+{
+	unsigned int maj, min;
+	int n = 0;
+
+	if (sscanf(s, "%u:%u=%n", &maj, &min, &n) != 2 || !n || !s[n] || maj > 0xfff ||
+	    min > 0xfffff) {
+		err("replay: --dev-root wants MAJ:MIN=DIR, not '%s'", s);
+		return -EINVAL;
+	}
+	if (o->ndevroot == RP_ROOTS_MAX - 1) {
+		err("replay: at most %d --dev-root", RP_ROOTS_MAX - 1);
+		return -EINVAL;
+	}
+	/* st_dev's encoding, which the trace records */
+	o->devroot[o->ndevroot++] = (struct rp_devroot){
+		.dev = (min & 0xff) | (maj << 8) | ((min & ~0xffu) << 12),
+		.dir = s + n,
+	};
+	return 0;
+}
+
 static int replay__opts(int argc, char **argv, struct rp_opts *o)
 {
 	static const struct option lo[] = {
@@ -89,6 +117,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 		{ "stall-timeout", required_argument, NULL, 'T' },
 		{ "no-progress", no_argument, NULL, 'N' },
 		{ "user", required_argument, NULL, 'U' },
+		{ "dev-root", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -113,6 +142,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 		case 'T': o->stall_sec = atoi(optarg); break;
 		case 'N': o->progress = false; break;
 		case 'U': o->user = optarg; break;
+		case 'D': err = replay__devroot(optarg, o); break;
 		case 'h': replay__usage(stdout); return 1;
 		default: return -EINVAL;
 		}
@@ -130,8 +160,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 
 static int replay__prepare(struct rp_plan *p, const struct rp_opts *o)
 {
-	bool fresh;
-	int err = sandbox__open(o->root, p, &fresh);
+	int err = sandbox__open(o, p);
 
 	if (!err)
 		err = sandbox__prepare(p);
@@ -161,8 +190,9 @@ static int chown_one(const char *path, const struct stat *st, int flag, struct F
  * user (never following a symlink, never leaving the file system), then
  * drop every privilege before the first recorded call is issued.
  */
-static int replay__drop(const char *user, const char *root)
+static int replay__drop(const struct rp_opts *o)
 {
+	const char *user = o->user;
 	struct passwd *pw = getpwnam(user);
 
 	if (!pw) {
@@ -175,9 +205,13 @@ static int replay__drop(const char *user, const char *root)
 	}
 	chown_uid = pw->pw_uid;
 	chown_gid = pw->pw_gid;
-	if (nftw(root, chown_one, 64, FTW_PHYS | FTW_MOUNT)) {
-		err("replay: giving %s to '%s': %s", root, user, strerror(errno));
-		return -errno;
+	for (uint32_t k = 0; k <= o->ndevroot; k++) {
+		const char *root = k ? o->devroot[k - 1].dir : o->root;
+
+		if (nftw(root, chown_one, 64, FTW_PHYS | FTW_MOUNT)) {
+			err("replay: giving %s to '%s': %s", root, user, strerror(errno));
+			return -errno;
+		}
 	}
 	if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
 		err("replay: cannot become '%s': %s", user, strerror(errno));
@@ -238,7 +272,7 @@ int cmd_replay(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	if (o.user && replay__drop(o.user, o.root))
+	if (o.user && replay__drop(&o))
 		goto out;
 	rc = replay__run(&p, &o);
 	if (rc == 3)

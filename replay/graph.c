@@ -5,6 +5,7 @@
  * header does not list (parents of files the trace creates).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
@@ -319,4 +320,48 @@ int plan__expect_dirs(struct rp_plan *p)
 	free(made.v);
 	free(need.v);
 	return err;
+}
+
+const struct rp_file *plan__file(const struct rp_plan *p, const char *path)
+{
+	struct rp_file key = { .path = (char *)path };
+
+	return p->nfiles ? bsearch(&key, p->files, p->nfiles, sizeof(*p->files), file__cmp) : NULL;
+}
+
+unsigned int plan__root_of(const struct rp_plan *p, const char *path)
+{
+	char buf[PATH_MAX];
+	const struct rp_file *f;
+
+	if (!path || path[0] != '/' || strlen(path) >= sizeof(buf))
+		return 0;
+	strcpy(buf, path);
+	path__normalize(buf);
+	f = plan__file(p, buf);
+	return f ? f->root : 0;
+}
+
+/*
+ * --dev-root: a regular file of the initial state that the trace saw on a
+ * mapped device lives in that device's root, and the calls that name it
+ * resolve there.  Directories, symlinks and whatever the trace creates stay
+ * in --root: a created file has no recorded device, and a directory is
+ * needed in --root for what the trace makes inside it.
+ */
+void plan__roots(struct rp_plan *p, const struct rp_opts *o)
+{
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		struct rp_file *f = &p->files[i];
+
+		for (uint32_t k = 0; f->type == 'f' && f->dev && k < o->ndevroot; k++)
+			if (o->devroot[k].dev == f->dev)
+				f->root = k + 1;
+	}
+	for (uint32_t i = 0; o->ndevroot && i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+
+		op->root = plan__root_of(p, op->path);
+		op->root2 = op->kind == RK_SYMLINK ? 0 : plan__root_of(p, op->path2);
+	}
 }

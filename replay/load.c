@@ -185,6 +185,7 @@ static int load__file(struct rp_file *f, json_t *o)
 		path__normalize(f->path);
 	f->target = target ? strdup(target) : NULL;
 	f->size = json_integer_value(json_object_get(o, "size"));
+	f->dev = (uint32_t)json_integer_value(json_object_get(o, "dev"));
 	return f->path ? 1 : -ENOMEM;
 }
 

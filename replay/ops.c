@@ -64,7 +64,7 @@ static int64_t op__open(struct rp_plan *p, struct rp_op *op)
 		fd = open(op->path, O_RDONLY | O_CLOEXEC | (flags & O_NONBLOCK));
 		fl |= RP_FL_EMUL_WRITE;
 	} else {
-		fd = sb__open(op->path, flags, op->a[1]);
+		fd = sb__open(op->root, op->path, flags, op->a[1]);
 	}
 	if (fd < 0)
 		return sb__host_dev(op->path) ? -errno : fd;
@@ -82,7 +82,7 @@ static int64_t op__open(struct rp_plan *p, struct rp_op *op)
 static int64_t op__on_path(struct rp_op *op)
 {
 	int nofollow = op->kind == RK_READLINK || (op->kind == RK_STAT && op->a[0]);
-	int fd = sb__open(op->path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0), r = 0;
+	int fd = sb__open(op->root, op->path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0), r = 0;
 	char buf[PATH_MAX];
 	struct stat st;
 
@@ -98,7 +98,7 @@ static int64_t op__on_path(struct rp_op *op)
 
 static int64_t op__truncate(const struct rp_op *op)
 {
-	int fd = sb__open(op->path, O_WRONLY, 0);
+	int fd = sb__open(op->root, op->path, O_WRONLY, 0);
 	int64_t r;
 
 	if (fd < 0)
@@ -116,7 +116,7 @@ static int64_t op__link(int p1, const char *l1, int p2, const char *l2, const st
 
 	if (!(op->a[0] & AT_SYMLINK_FOLLOW))
 		return linkat(p1, l1, p2, l2, 0) ? -errno : 0;
-	fd = sb__open(op->path, O_PATH, 0);
+	fd = sb__open(op->root, op->path, O_PATH, 0);
 	if (fd < 0)
 		return fd;
 	r = linkat(fd, "", p2, l2, AT_EMPTY_PATH) ? -errno : 0;
@@ -133,10 +133,10 @@ static int64_t op__two_names(const struct rp_op *op)
 
 	if (!op->path2)
 		return RP_SKIPPED;
-	p1 = sb__parent(op->path, b1, &l1);
+	p1 = sb__parent(op->root, op->path, b1, &l1);
 	if (p1 < 0)
 		return p1;
-	p2 = sb__parent(op->path2, b2, &l2);
+	p2 = sb__parent(op->root2, op->path2, b2, &l2);
 	if (p2 < 0) {
 		close(p1);
 		return p2;
@@ -154,7 +154,7 @@ static int64_t op__name(const struct rp_op *op)
 {
 	char buf[PATH_MAX];
 	const char *last;
-	int pfd = sb__parent(op->path, buf, &last);
+	int pfd = sb__parent(op->root, op->path, buf, &last);
 	int64_t r = RP_SKIPPED;
 
 	if (pfd < 0)

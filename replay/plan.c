@@ -279,6 +279,8 @@ int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 	if (!err)
 		err = plan__expect_dirs(p);
 	if (!err)
+		plan__roots(p, o);
+	if (!err)
 		err = plan__net(p);
 	if (err)
 		return err;

@@ -18,31 +18,16 @@
 
 #include "log.h"
 #include "replay.h"
+#include "rp_plan.h"
 #include "rp_sandbox.h"
 
 #define FILL_CHUNK (1u << 20)
 
-static const struct rp_file *prep__find(const struct rp_plan *p, const char *path)
+/* Whether the entry st at f's path is f, in root k: directories are in every
+ * root that needs them, files in their own. */
+static bool prep__keep(const struct rp_file *f, unsigned int k, const struct stat *st)
 {
-	uint32_t lo = 0, hi = p->nfiles;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(p->files[mid].path, path);
-
-		if (!c)
-			return &p->files[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static bool prep__keep(const struct rp_file *f, const struct stat *st)
-{
-	if (!f)
+	if (!f || (f->type != 'd' && f->root != k))
 		return false;
 	if (f->type == 'd')
 		return S_ISDIR(st->st_mode);
@@ -51,10 +36,11 @@ static bool prep__keep(const struct rp_file *f, const struct stat *st)
 	return S_ISREG(st->st_mode);
 }
 
-static int prep__clean_dir(const struct rp_plan *p, int dfd, const char *prefix, bool all);
+static int prep__clean_dir(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
+			   bool all);
 
-static int prep__clean_entry(const struct rp_plan *p, int dfd, const char *prefix, const char *name,
-			     bool all)
+static int prep__clean_entry(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
+			     const char *name, bool all)
 {
 	char path[4096];
 	struct stat st;
@@ -66,13 +52,13 @@ static int prep__clean_entry(const struct rp_plan *p, int dfd, const char *prefi
 		return -ENAMETOOLONG;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -errno;
-	f = all ? NULL : prep__find(p, path);
-	keep = prep__keep(f, &st);
+	f = all ? NULL : plan__file(p, path);
+	keep = prep__keep(f, k, &st);
 	if (S_ISDIR(st.st_mode)) {
 		sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0)
 			return -errno;
-		err = prep__clean_dir(p, sub, path, !keep);
+		err = prep__clean_dir(p, k, sub, path, !keep);
 		close(sub);
 	}
 	if (!err && !keep && unlinkat(dfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0))
@@ -80,8 +66,10 @@ static int prep__clean_entry(const struct rp_plan *p, int dfd, const char *prefi
 	return err;
 }
 
-/* Removes what is not in the initial state below dfd (everything when ALL). */
-static int prep__clean_dir(const struct rp_plan *p, int dfd, const char *prefix, bool all)
+/* Removes what is not root k's part of the initial state below dfd
+ * (everything when ALL). */
+static int prep__clean_dir(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
+			   bool all)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -95,7 +83,7 @@ static int prep__clean_dir(const struct rp_plan *p, int dfd, const char *prefix,
 			continue;
 		if (!*prefix && !strcmp(e->d_name, ".iotrace-replay"))
 			continue;
-		err = prep__clean_entry(p, dfd, prefix, e->d_name, all);
+		err = prep__clean_entry(p, k, dfd, prefix, e->d_name, all);
 	}
 	closedir(d);
 	return err;
@@ -170,11 +158,37 @@ static int prep__symlink(int pfd, const char *last, const char *target)
 	return symlinkat(target, pfd, last) ? -errno : 0;
 }
 
+/* The directories above PATH in root k, for a file placed there. */
+static int prep__parents(unsigned int k, const char *path)
+{
+	char dir[PATH_MAX], buf[PATH_MAX];
+	const char *last;
+	int pfd, err = 0;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	for (char *s = strchr(dir + 1, '/'); s && !err; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		pfd = sb__parent(k, dir, buf, &last);
+		if (pfd < 0)
+			return pfd;
+		if (mkdirat(pfd, last, 0755) && errno != EEXIST)
+			err = -errno;
+		close(pfd);
+		*s = '/';
+	}
+	return err;
+}
+
 static int prep__create(const struct rp_file *f)
 {
 	char buf[PATH_MAX];
 	const char *last;
-	int pfd = sb__parent(f->path, buf, &last), err = 0;
+	int pfd, err = f->root ? prep__parents(f->root, f->path) : 0;
+
+	if (err)
+		return err;
+	pfd = sb__parent(f->root, f->path, buf, &last);
 
 	if (pfd < 0)
 		return pfd;
@@ -193,42 +207,48 @@ static int prep__create(const struct rp_file *f)
 
 int sandbox__prepare(const struct rp_plan *p)
 {
-	uint64_t bytes = 0;
-	int err = prep__clean_dir(p, sb_root_fd, "", false);
+	uint64_t bytes[RP_ROOTS_MAX] = { 0 };
+	uint32_t n[RP_ROOTS_MAX] = { 0 };
+	int err = 0;
 
-	if (err) {
-		err("%s: cannot clean the root: %s", sb_root_name, strerror(-err));
-		return err;
+	for (unsigned int k = 0; k < sb_nroots && !err; k++) {
+		err = prep__clean_dir(p, k, sb_root_fd[k], "", false);
+		if (err)
+			err("%s: cannot clean the root: %s", sb_root_name[k], strerror(-err));
 	}
-	for (uint32_t i = 0; i < p->nfiles; i++) {
-		err = prep__create(&p->files[i]);
-		if (err) {
-			err("%s: cannot create %s: %s", sb_root_name, p->files[i].path,
+	for (uint32_t i = 0; i < p->nfiles && !err; i++) {
+		const struct rp_file *f = &p->files[i];
+
+		err = prep__create(f);
+		if (err)
+			err("%s: cannot create %s: %s", sb_root_name[f->root], f->path,
 			    strerror(-err));
-			return err;
-		}
-		bytes += p->files[i].type == 'f' ? p->files[i].size : 0;
+		bytes[f->root] += f->type == 'f' ? f->size : 0;
+		n[f->root]++;
 	}
-	info("%s: prepared %u entries, %llu bytes of file data", sb_root_name, p->nfiles,
-	     (unsigned long long)bytes);
-	return 0;
+	for (unsigned int k = 0; k < sb_nroots && !err; k++)
+		info("%s: prepared %u entries, %llu bytes of file data", sb_root_name[k], n[k],
+		     (unsigned long long)bytes[k]);
+	return err;
 }
 
 /* An fd the process had before the trace began, opened where it points. */
-static int prep__inherit(const struct rp_inherit *h, uint8_t *fl)
+static int prep__inherit(const struct rp_plan *p, const struct rp_inherit *h, uint8_t *fl)
 {
 	int fd;
 
 	if (!strcmp(h->type, "file") && h->path && h->path[0] == '/') {
-		fd = sb__open(h->path, O_RDWR, 0);
+		unsigned int k = plan__root_of(p, h->path);
+
+		fd = sb__open(k, h->path, O_RDWR, 0);
 		if (fd < 0)
-			fd = sb__open(h->path, O_RDONLY, 0);
+			fd = sb__open(k, h->path, O_RDONLY, 0);
 		if (fd >= 0 && h->pos > 0)
 			lseek(fd, h->pos, SEEK_SET);
 		return fd < 0 ? RP_FD_UNSET : fd;
 	}
 	if (!strcmp(h->type, "dir") && h->path && h->path[0] == '/') {
-		fd = sb__open(h->path, O_RDONLY | O_DIRECTORY, 0);
+		fd = sb__open(0, h->path, O_RDONLY | O_DIRECTORY, 0);
 		return fd < 0 ? RP_FD_UNSET : fd;
 	}
 	if (!strcmp(h->type, "chr") && h->path && sb__host_dev(h->path)) {
@@ -256,7 +276,7 @@ int sandbox__open_fds(struct rp_plan *p)
 			uint8_t fl = 0;
 
 			if (h->slot >= 0 && (uint32_t)h->slot < pr->nslot) {
-				atomic_store(&pr->fd[h->slot], prep__inherit(h, &fl));
+				atomic_store(&pr->fd[h->slot], prep__inherit(p, h, &fl));
 				atomic_store(&pr->fdfl[h->slot], fl);
 			}
 		}

@@ -126,6 +126,7 @@ struct rp_op {
 	 * timing the call lasts at least its recorded duration */
 	bool hold;
 	bool waited;	   /* some op waits for it to finish */
+	uint8_t root, root2; /* the sandbox root path and path2 resolve in (--dev-root) */
 	bool start_waited; /* some op waits for it to start (--order temporal) */
 	/* run time */
 	_Alignas(64) _Atomic uint32_t state; /* RS_* */
@@ -217,8 +218,18 @@ struct rp_thread {
 struct rp_file {
 	char *path;
 	char type; /* 'f', 'd', 'l' */
+	uint8_t root; /* the sandbox root it lives in: 0 --root, k --dev-root k */
+	uint32_t dev; /* st_dev the trace saw it on, 0 when not known */
 	uint64_t size;
 	char *target;
+};
+
+/* --dev-root MAJ:MIN=DIR: the trace's regular files from device dev live
+ * under dir instead of --root, off the storage being measured. */
+#define RP_ROOTS_MAX 8 /* --root and up to seven --dev-root */
+struct rp_devroot {
+	uint32_t dev; /* st_dev encoding, as in the trace */
+	const char *dir;
 };
 
 /* The far end of a connection whose peer is outside the trace, played by the
@@ -266,6 +277,8 @@ struct rp_opts {
 	const char *file, *root, *report;
 	const char *timeline;	/* --timeline: per-call times, original and replay */
 	const char *user;	/* --user: replay as this user */
+	struct rp_devroot devroot[RP_ROOTS_MAX - 1];
+	uint32_t ndevroot;
 	enum rp_timing timing;
 	enum rp_order order;
 	double speed;
@@ -286,13 +299,13 @@ struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid);
 uint32_t plan__proc(struct rp_plan *p, int32_t pid);
 enum rp_kind rp_kind__of(const char *call);
 
-/* sandbox.c */
-int sandbox__open(const char *root, const struct rp_plan *p, bool *fresh);
+/* sandbox.c: root 0 is --root, root k the k-th --dev-root. */
+int sandbox__open(const struct rp_opts *o, const struct rp_plan *p);
 int sandbox__prepare(const struct rp_plan *p);
 int sandbox__open_fds(struct rp_plan *p);
 void sandbox__close(void);
-int sb__open(const char *path, int flags, int mode);
-int sb__parent(const char *path, char *buf, const char **last);
+int sb__open(unsigned int root, const char *path, int flags, int mode);
+int sb__parent(unsigned int root, const char *path, char *buf, const char **last);
 bool sb__host_dev(const char *path);
 
 /* ops.c: issue one op; returns its result, >= 0 or -errno, or RP_SKIPPED.

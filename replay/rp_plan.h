@@ -11,6 +11,13 @@ uint32_t plan__break_cycles(struct rp_plan *p);
 int plan__mmaps(struct rp_plan *p);
 /* Adds to p->files the parent dirs of paths the trace used; sorts p->files. */
 int plan__expect_dirs(struct rp_plan *p);
+/* --dev-root: which sandbox root each file of p->files and each op's paths
+ * live in (after plan__expect_dirs). */
+void plan__roots(struct rp_plan *p, const struct rp_opts *o);
+/* The initial-state entry of PATH (normalized), or NULL. */
+const struct rp_file *plan__file(const struct rp_plan *p, const char *path);
+/* The root PATH resolves in: its file's, or 0 (--root). */
+unsigned int plan__root_of(const struct rp_plan *p, const char *path);
 
 /* Collapses //, . and .. lexically, in place; "/" is the floor (load.c). */
 void path__normalize(char *s);

@@ -3,8 +3,10 @@
 #ifndef IOTRACE_RP_SANDBOX_H
 #define IOTRACE_RP_SANDBOX_H
 
-/* O_PATH fd of --root, and its name for messages. */
-extern int sb_root_fd;
-extern const char *sb_root_name;
+/* O_PATH fds of the sandbox roots (0 --root, then each --dev-root), their
+ * names for messages, and how many there are. */
+extern int sb_root_fd[];
+extern const char *sb_root_name[];
+extern unsigned int sb_nroots;
 
 #endif

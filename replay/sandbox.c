@@ -27,8 +27,9 @@
 
 #define MARKER ".iotrace-replay"
 
-int sb_root_fd = -1;
-const char *sb_root_name;
+int sb_root_fd[RP_ROOTS_MAX] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+const char *sb_root_name[RP_ROOTS_MAX];
+unsigned int sb_nroots;
 
 /* Open flags openat2 accepts; anything else in a crafted trace is dropped. */
 #define SB_OPEN_FLAGS                                                                          \
@@ -45,7 +46,7 @@ bool sb__host_dev(const char *path)
 /* -1 not known yet, 0 missing (or IOTRACE_NO_OPENAT2 set), 1 there */
 static int have_openat2 = -1;
 
-int sb__open(const char *path, int flags, int mode)
+int sb__open(unsigned int root, const char *path, int flags, int mode)
 {
 	struct open_how how = {
 		.flags = (flags & SB_OPEN_FLAGS) | O_CLOEXEC,
@@ -61,19 +62,19 @@ int sb__open(const char *path, int flags, int mode)
 		__atomic_store_n(&have_openat2, !(no && *no && strcmp(no, "0")), __ATOMIC_RELAXED);
 	}
 	if (__atomic_load_n(&have_openat2, __ATOMIC_RELAXED)) {
-		fd = syscall(SYS_openat2, sb_root_fd, path, &how, sizeof(how));
+		fd = syscall(SYS_openat2, sb_root_fd[root], path, &how, sizeof(how));
 		if (fd >= 0 || errno != ENOSYS)
 			return fd < 0 ? -errno : (int)fd;
 		__atomic_store_n(&have_openat2, 0, __ATOMIC_RELAXED);
 	}
-	return resolve__open_in_root(sb_root_fd, path, how.flags, how.mode);
+	return resolve__open_in_root(sb_root_fd[root], path, how.flags, how.mode);
 }
 
 /* The parent of PATH opened O_PATH inside the root; *last is its last
  * component, in BUF (PATH_MAX bytes).  "." and ".." are refused as last
  * components: acting on them relative to the parent could name the root's
  * own parent. */
-int sb__parent(const char *path, char *buf, const char **last)
+int sb__parent(unsigned int root, const char *path, char *buf, const char **last)
 {
 	size_t n = strlen(path);
 	char *s;
@@ -88,9 +89,9 @@ int sb__parent(const char *path, char *buf, const char **last)
 	if (!**last || !strcmp(*last, ".") || !strcmp(*last, ".."))
 		return -EINVAL;
 	if (!s)
-		return sb__open("/", O_PATH | O_DIRECTORY, 0);
+		return sb__open(root, "/", O_PATH | O_DIRECTORY, 0);
 	*s = '\0';
-	return sb__open(s == buf ? "/" : buf, O_PATH | O_DIRECTORY, 0);
+	return sb__open(root, s == buf ? "/" : buf, O_PATH | O_DIRECTORY, 0);
 }
 
 static int sandbox__mkdir_p(const char *root)
@@ -108,20 +109,19 @@ static int sandbox__mkdir_p(const char *root)
 	return 0;
 }
 
-static int sandbox__probe(void)
+static int sandbox__probe(int rfd)
 {
-	int fd = openat(sb_root_fd, ".iotrace-probe", O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC,
-			0600);
+	int fd = openat(rfd, ".iotrace-probe", O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0600);
 
 	if (fd < 0)
 		return -errno;
 	close(fd);
-	return unlinkat(sb_root_fd, ".iotrace-probe", 0) ? -errno : 0;
+	return unlinkat(rfd, ".iotrace-probe", 0) ? -errno : 0;
 }
 
-static bool sandbox__empty(void)
+static bool sandbox__empty(int rfd)
 {
-	int fd = openat(sb_root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(rfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *e;
 	bool empty = true;
@@ -137,15 +137,14 @@ static bool sandbox__empty(void)
 	return empty;
 }
 
-static int sandbox__marker(const struct rp_plan *p, bool *fresh)
+static int sandbox__marker(int rfd, const char *name, const struct rp_plan *p)
 {
 	char want[128], got[128] = "";
-	int fd = openat(sb_root_fd, MARKER, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = openat(rfd, MARKER, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	ssize_t n;
 
 	snprintf(want, sizeof(want), "iotrace replay root: clock_start_ns=%lld events=%u\n",
 		 (long long)p->clock_start, p->nops);
-	*fresh = fd < 0;
 	if (fd >= 0) {
 		n = read(fd, got, sizeof(got) - 1);
 		close(fd);
@@ -153,18 +152,18 @@ static int sandbox__marker(const struct rp_plan *p, bool *fresh)
 		if (strcmp(got, want)) {
 			err("%s: root was prepared for a different trace; use another root "
 			    "or empty it",
-			    sb_root_name);
+			    name);
 			return -EEXIST;
 		}
 		return 0;
 	}
-	if (!sandbox__empty()) {
-		err("%s: root is not empty and was not prepared by iotrace replay", sb_root_name);
+	if (!sandbox__empty(rfd)) {
+		err("%s: root is not empty and was not prepared by iotrace replay", name);
 		return -EEXIST;
 	}
-	fd = openat(sb_root_fd, MARKER, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+	fd = openat(rfd, MARKER, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, want, strlen(want)) != (ssize_t)strlen(want)) {
-		err("%s: cannot write %s: %s", sb_root_name, MARKER, strerror(errno));
+		err("%s: cannot write %s: %s", name, MARKER, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -EIO;
@@ -173,32 +172,81 @@ static int sandbox__marker(const struct rp_plan *p, bool *fresh)
 	return 0;
 }
 
-int sandbox__open(const char *root, const struct rp_plan *p, bool *fresh)
+/* Opens ROOT as sandbox root number k: writable, and empty or prepared for
+ * this trace. */
+static int sandbox__open_one(unsigned int k, const char *root, const struct rp_plan *p)
 {
-	int err = sandbox__mkdir_p(root);
+	int err;
 
-	sb_root_name = root;
-	if (err) {
-		err("%s: cannot create the root: %s", root, strerror(-err));
-		return err;
-	}
-	sb_root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (sb_root_fd < 0) {
+	sb_root_fd[k] = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sb_root_fd[k] < 0) {
 		err = -errno;
 		err("%s: %s", root, strerror(errno));
 		return err;
 	}
-	err = sandbox__probe();
+	err = sandbox__probe(sb_root_fd[k]);
 	if (err) {
 		err("%s: root is not writable: %s", root, strerror(-err));
 		return err;
 	}
-	return sandbox__marker(p, fresh);
+	return sandbox__marker(sb_root_fd[k], root, p);
+}
+
+/* Whether directory A is B or lies below it. */
+static bool sandbox__within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	return !strncmp(a, b, n) && (a[n] == '/' || a[n] == '\0' || (n == 1 && b[0] == '/'));
+}
+
+/* Roots may not nest: preparing one would remove the other as a stray. */
+static int sandbox__apart(unsigned int n)
+{
+	char *real[RP_ROOTS_MAX] = { 0 };
+	int err = 0;
+
+	for (unsigned int k = 0; k < n && !err; k++) {
+		real[k] = realpath(sb_root_name[k], NULL);
+		if (!real[k]) {
+			err = -errno;
+			err("%s: %s", sb_root_name[k], strerror(errno));
+		}
+		for (unsigned int j = 0; j < k && !err; j++)
+			if (sandbox__within(real[k], real[j]) || sandbox__within(real[j], real[k])) {
+				err("%s and %s: sandbox roots must not contain each other",
+				    sb_root_name[j], sb_root_name[k]);
+				err = -EINVAL;
+			}
+	}
+	for (unsigned int k = 0; k < n; k++)
+		free(real[k]);
+	return err;
+}
+
+int sandbox__open(const struct rp_opts *o, const struct rp_plan *p)
+{
+	int err = 0;
+
+	sb_nroots = 1 + o->ndevroot;
+	for (unsigned int k = 0; k < sb_nroots && !err; k++) {
+		sb_root_name[k] = k ? o->devroot[k - 1].dir : o->root;
+		err = sandbox__mkdir_p(sb_root_name[k]);
+		if (err)
+			err("%s: cannot create the root: %s", sb_root_name[k], strerror(-err));
+	}
+	if (!err)
+		err = sandbox__apart(sb_nroots);
+	for (unsigned int k = 0; k < sb_nroots && !err; k++)
+		err = sandbox__open_one(k, sb_root_name[k], p);
+	return err;
 }
 
 void sandbox__close(void)
 {
-	if (sb_root_fd >= 0)
-		close(sb_root_fd);
-	sb_root_fd = -1;
+	for (unsigned int k = 0; k < RP_ROOTS_MAX; k++) {
+		if (sb_root_fd[k] >= 0)
+			close(sb_root_fd[k]);
+		sb_root_fd[k] = -1;
+	}
 }

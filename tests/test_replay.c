@@ -11,12 +11,12 @@
 #include <CUnit/Basic.h>
 
 #include "replay.h"
+#include "rp_plan.h"
 
-/* Writes lines to a temp file and loads and compiles it in order o. */
-static int plan_of(struct rp_plan *p, const char *text, enum rp_order o)
+/* Writes lines to a temp file and loads and compiles it with opts. */
+static int plan_with(struct rp_plan *p, const char *text, const struct rp_opts *opts)
 {
 	char path[] = "/tmp/iotrace-test-replay.XXXXXX";
-	struct rp_opts opts = { .timing = RT_AFAP, .order = o, .speed = 1, .root = "/nonexistent" };
 	int fd = mkstemp(path), err;
 
 	CU_ASSERT_FATAL(fd >= 0);
@@ -25,9 +25,17 @@ static int plan_of(struct rp_plan *p, const char *text, enum rp_order o)
 	memset(p, 0, sizeof(*p));
 	err = plan__load(p, path);
 	if (!err)
-		err = plan__compile(p, &opts);
+		err = plan__compile(p, opts);
 	unlink(path);
 	return err;
+}
+
+/* ... in order o. */
+static int plan_of(struct rp_plan *p, const char *text, enum rp_order o)
+{
+	struct rp_opts opts = { .timing = RT_AFAP, .order = o, .speed = 1, .root = "/nonexistent" };
+
+	return plan_with(p, text, &opts);
 }
 
 #define HDR(n)                                                                            \
@@ -368,6 +376,60 @@ static void test_replay__fd_generations(void)
 	plan__free(&p);
 }
 
+/*
+ * --dev-root: regular files the header puts on a mapped device (2049 is
+ * 8:1, 2050 8:2) live in that device's root, and so do the calls naming
+ * them, however the path is spelt; directories, symlinks, files of other
+ * devices and files the trace creates stay in --root.
+ */
+static void test_replay__dev_roots(void)
+{
+	static const char text[] =
+		"{\"type\":\"header\",\"version\":1,\"events\":5,\"threads\":[{\"tid\":1,"
+		"\"pid\":1}],\"processes\":[{\"pid\":1,\"ppid\":0}],\"files\":["
+		"{\"path\":\"/lib\",\"type\":\"dir\",\"dev\":2049},"
+		"{\"path\":\"/lib/libc.so\",\"type\":\"file\",\"size\":10,\"dev\":2049},"
+		"{\"path\":\"/etc/conf\",\"type\":\"file\",\"size\":10,\"dev\":2050},"
+		"{\"path\":\"/data/a\",\"type\":\"file\",\"size\":10,\"dev\":1792},"
+		"{\"path\":\"/l\",\"type\":\"symlink\",\"target\":\"lib\",\"dev\":2049}]}\n"
+		OPEN(0, 1, "/lib/../lib//libc.so", 3, 100, 10)
+		OPEN(1, 1, "/data/a", 4, 200, 10)
+		OPEN(2, 1, "/etc/conf", 5, 300, 10)
+		OPEN(3, 1, "/data/new", 6, 400, 10)
+		"{\"type\":\"event\",\"id\":4,\"pid\":1,\"tid\":1,\"call\":\"rename\","
+		"\"args\":{\"oldpath\":\"/data/a\",\"newpath\":\"/lib/libc.so\"},\"ret\":0,"
+		"\"ts\":500,\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n";
+	struct rp_opts opts = { .timing = RT_AFAP, .order = RO_CAUSAL, .speed = 1, .root = "/r" };
+	struct rp_plan p;
+	const struct rp_file *f;
+
+	opts.devroot[opts.ndevroot++] = (struct rp_devroot){ .dev = 2050, .dir = "/e" };
+	opts.devroot[opts.ndevroot++] = (struct rp_devroot){ .dev = 2049, .dir = "/s" };
+	CU_ASSERT_FATAL(plan_with(&p, text, &opts) == 0);
+	CU_ASSERT_EQUAL(p.ops[0].root, 2);
+	CU_ASSERT_EQUAL(p.ops[1].root, 0);
+	CU_ASSERT_EQUAL(p.ops[2].root, 1);
+	CU_ASSERT_EQUAL(p.ops[3].root, 0);
+	CU_ASSERT_EQUAL(p.ops[4].root, 0);
+	CU_ASSERT_EQUAL(p.ops[4].root2, 2);
+	f = plan__file(&p, "/lib");
+	CU_ASSERT(f && f->type == 'd' && f->root == 0);
+	f = plan__file(&p, "/l");
+	CU_ASSERT(f && f->type == 'l' && f->root == 0);
+	f = plan__file(&p, "/lib/libc.so");
+	CU_ASSERT(f && f->root == 2 && f->dev == 2049);
+	CU_ASSERT_PTR_NULL(plan__file(&p, "/data/new"));
+	plan__free(&p);
+	/* without --dev-root everything is in --root */
+	opts.ndevroot = 0;
+	CU_ASSERT_FATAL(plan_with(&p, text, &opts) == 0);
+	for (uint32_t i = 0; i < p.nops; i++)
+		CU_ASSERT(p.ops[i].root == 0 && p.ops[i].root2 == 0);
+	for (uint32_t i = 0; i < p.nfiles; i++)
+		CU_ASSERT_EQUAL(p.files[i].root, 0);
+	plan__free(&p);
+}
+
 static CU_TestInfo tests[] = {
 	{ "causal deps become op indexes", test_replay__causal_deps },
 	{ "orders none and temporal", test_replay__order_none_and_temporal },
@@ -380,6 +442,7 @@ static CU_TestInfo tests[] = {
 	{ "natural: unexplained waits held", test_replay__unexplained_wait_held },
 	{ "fd slots: one per generation", test_replay__fd_generations },
 	{ "natural: a timed-out wait ends with the wake", test_replay__timed_out_wait_cut },
+	{ "--dev-root: files and calls in their device's root", test_replay__dev_roots },
 	CU_TEST_INFO_NULL,
 };
 

@@ -207,12 +207,64 @@ test_escape_refused()
 	for f in out-hdr out-1 out-2 out-3 out-4 out-5 box/out-5; do
 		[ ! -e "$T/$f" ] || fail "$T/$f was created outside the root"
 	done
+	# a --dev-root holds its device's files as tightly (2049 is 8:1)
+	sed '1s|"files":\[|&{"path":"/../..'"$T"'/out-dev","type":"file","size":10,"dev":2049},|' \
+		t.jsonl >dev.jsonl
+	"$IOTRACE" replay dev.jsonl --root box/droot --dev-root 8:1=box/sys --no-progress 2>err ||
+		fail "replay --dev-root exited $?: $(cat err)"
+	[ ! -e "$T/out-dev" ] || fail "$T/out-dev was created outside the roots"
+	[ -f "box/sys$T/out-dev" ] || fail "box/sys$T/out-dev missing"
+	for f in out-hdr out-1 out-2 out-3 out-4 out-5; do
+		[ ! -e "$T/$f" ] || fail "$T/$f was created outside the root"
+	done
 	eq "victim" "$(cat victim)" keep
 	# everything landed inside instead
 	for f in "$T/out-hdr" "$T/out-2" "$T/out-3" "$T/out-4" "$T/victim" /out-5; do
 		[ -e "box/root$f" ] || [ "$f" = "$T/out-4" ] || fail "box/root$f missing"
 	done
 	[ -d "box/root/out-5" ] || fail "renamed dir not at the root's top"
+}
+
+# --dev-root: the files the trace read on another device (cp's libraries, on
+# the system disk) are prepared and used under their own root; the data, on
+# a tmpfs that stands for the storage being measured, stays in --root.
+test_dev_root()
+{
+	need_bpf
+	mkdir d
+	mount -t tmpfs tmpfs d || skip "cannot mount a tmpfs"
+	trap "umount '$T/d'" EXIT
+	head -c 65536 /dev/urandom >d/in
+	annotated t cp "$T/d/in" "$T/d/out"
+	head -1 t.jsonl >hdr.json
+	libc=$(jq -r '.files[] | select(.path | test("/libc\\.so")) | .path' hdr.json)
+	[ -n "$libc" ] || fail "no libc in the header's files"
+	eq "libc's dev" "$(jq ".files[] | select(.path == \"$libc\") | .dev" hdr.json)" \
+		"$(stat -L -c %d "$libc")"
+	sysdev=$(stat -L -c '%Hd:%Ld' "$libc")
+	replay t.jsonl d/root --dev-root "$sysdev=sys"
+	no_failures
+	no_short
+	eq "libc in the device's root" "$(stat -c %s "sys$libc")" "$(stat -L -c %s "$libc")"
+	[ ! -e "d/root$libc" ] || fail "libc also in --root"
+	[ -d "d/root${libc%/*}" ] || fail "libc's directory missing from --root"
+	eq "data in --root" "$(stat -c %s "d/root$T/d/in")" 65536
+	[ ! -e "sys$T/d/in" ] || fail "the data in the device's root"
+	# both roots are reused, and each loses what is not its own
+	echo stray >"sys${libc%/*}/stray"
+	: >"sys$T-stray"
+	replay t.jsonl d/root --dev-root "$sysdev=sys"
+	no_failures
+	[ ! -e "sys${libc%/*}/stray" ] && [ ! -e "sys$T-stray" ] ||
+		fail "a stray file survived in the device's root"
+	# without the option, the same trace puts everything in --root
+	replay t.jsonl d/root
+	no_failures
+	[ -f "d/root$libc" ] || fail "libc not in --root without --dev-root"
+	expect_exit 2 "$IOTRACE" replay t.jsonl --root d/root --dev-root "$sysdev"
+	err_has "--dev-root wants MAJ:MIN=DIR"
+	expect_exit 1 "$IOTRACE" replay t.jsonl --root d/root --dev-root "$sysdev=d/root/sys"
+	err_has "must not contain each other"
 }
 
 test_bad_input()
