@@ -126,6 +126,15 @@ run() {
 
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
+# The application reads its own files (binary, shared libraries, ld.so.cache,
+# locale) from the system disk on every configuration; the replay keeps the
+# trace's files from the system disk there too (--dev-root), not on the
+# device being measured.  In SYSROOT, replay options.
+SYSROOT=()
+for d in $(stat -c '%Hd:%Ld' /usr/lib "$TMP" | sort -u); do
+	SYSROOT+=(--dev-root "$d=$TMP/sys-${d/:/-}")
+done
+
 # wl_cmd KIND DIR THREADS N: the workload's command line, in CMD
 wl_cmd() {
 	case $1 in
@@ -197,8 +206,8 @@ mode_args() {
 # prepare TRACE CONFIG: the replay root of TRACE on CONFIG, for every mode
 # (a replay puts back what the one before it changed); false if it failed
 prepare() {
-	rm -rf "$TMP/mnt/$2/root"
-	"$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root" --prepare-only --no-progress \
+	rm -rf "$TMP/mnt/$2/root" "$TMP"/sys-*
+	"$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root" "${SYSROOT[@]}" --prepare-only --no-progress \
 		2>"$TMP/replay.err" && return 0
 	log "$CUR_WL: preparing the root on $2 failed: $(tail -n 1 "$TMP/replay.err")"
 	echo "$CUR_WL (prepare on $2): $(tail -n 1 "$TMP/replay.err" | sed "s|$TMP|\$TMP|g")" >>"$TMP/notes"
@@ -212,7 +221,7 @@ replay_once() {
 	local f worst
 	mode_args "$3"
 	drop
-	run "$2" "$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root" "${ARGS[@]}" --no-progress \
+	run "$2" "$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root" "${SYSROOT[@]}" "${ARGS[@]}" --no-progress \
 		--report "$TMP/r.json" 2>"$TMP/replay.err" || {
 		log "replay $3 on $2 failed: $(tail -n 2 "$TMP/replay.err" | tr '\n' ' ')"
 		# For the doc: what failed, with this run's temp dir taken out
@@ -274,10 +283,10 @@ measure() {
 # end call" lines in $TMP/tl-orig.dat and $TMP/tl-replay.dat
 timeline() {
 	local jsonl=$TMP/$1-$2.jsonl root=$TMP/mnt/$3/root
-	rm -rf "$root"
-	"$IOTRACE" replay "$jsonl" --root "$root" --prepare-only --no-progress 2>/dev/null
+	rm -rf "$root" "$TMP"/sys-*
+	"$IOTRACE" replay "$jsonl" --root "$root" "${SYSROOT[@]}" --prepare-only --no-progress 2>/dev/null
 	drop
-	run "$3" "$IOTRACE" replay "$jsonl" --root "$root" --natural --no-progress \
+	run "$3" "$IOTRACE" replay "$jsonl" --root "$root" "${SYSROOT[@]}" --natural --no-progress \
 		--timeline "$TMP/tl.tsv" 2>/dev/null || log "timeline: the replay failed"
 	# thread = rank of its tid (creation order); ms from the first call
 	awk -F'\t' -v tids="$(tail -n +2 "$TMP/tl.tsv" | cut -f1 | sort -nu | tr '\n' ' ')" '
