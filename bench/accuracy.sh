@@ -10,8 +10,8 @@
 # configuration A, replay the trace on B, run the workload itself on B;
 # error = |T_replay - T_app| / T_app.  Configurations are file systems on
 # loop devices with direct I/O (ext4, xfs, btrfs) and an ext4 throttled with
-# cgroup v1 blkio (IOPS and bandwidth).  Every T is the median of 3 runs,
-# page cache dropped before each.
+# cgroup v1 blkio (IOPS and bandwidth).  Every T is the median of REPS runs
+# (quick 3, full 5), page cache dropped before each.
 #
 #   BUILD=DIR    where iotrace was built (default build/)
 #   --quick      ext4 -> btrfs for four workloads, btrfs -> ext4 for three
@@ -22,6 +22,7 @@
 #   ACC_ONLY="NAME..."   only these
 #   ACC_MODES="MODE..."  only these replay modes (default: all five)
 #   ACC_SCALE=N          workloads; work per thread scale N (to try a part)
+#   ACC_REPS=N           rounds per row (default: quick 3, full 5)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,21 +30,23 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/bench/lib.sh"
 
 bench_env "$@"
-REPS=3
 read -r -a MODES <<<"${ACC_MODES:-causal temporal single none think}"
 
 if [ "$MODE" = quick ]; then
 	# Both directions, each workload in one of them: about 90 seconds
 	PAIRS=("ext4 btrfs readers-2 pseudosync-4 db-readrandom-8 sqlite-ins"
 		"btrfs ext4 readers-8 fitness-4 db-fillsync-8")
-	S=1 PB_CALLS=50000 PB_REPS=3 DB_NUM=50000
+	S=1 PB_CALLS=50000 PB_REPS=3 DB_NUM=50000 REPS=3
 else
 	PAIRS=("ext4 xfs" "xfs ext4" "ext4 btrfs" "btrfs ext4" "ext4 throttled" "throttled ext4"
 		"xfs btrfs" "btrfs xfs")
-	S=8 PB_CALLS=250000 PB_REPS=9 DB_NUM=200000
+	# 5 rounds: the application itself swings by up to 45% between two
+	# rounds on this shared machine, which a median of 3 does not absorb
+	S=8 PB_CALLS=250000 PB_REPS=9 DB_NUM=200000 REPS=5
 fi
 [ -n "${ACC_PAIRS:-}" ] && IFS=, read -r -a PAIRS <<<"$ACC_PAIRS"
 S=${ACC_SCALE:-$S}
+REPS=${ACC_REPS:-$REPS}
 # name, kind, threads, work per thread (calls, rounds, turns, reads, syncs, inserts)
 WORKLOADS=(
 	"readers-1 readers 1 $((2500 * S))"
