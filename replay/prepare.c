@@ -205,6 +205,42 @@ static int prep__create(const struct rp_file *f)
 	return err;
 }
 
+/*
+ * The trace's files by the device they were on and the root they are in
+ * now: what a user needs to pick --dev-root.  Devices past the eighth are
+ * left out of the list.
+ */
+struct prep_dev {
+	uint32_t dev, n;
+	uint8_t root;
+	uint64_t bytes;
+};
+
+static void prep__devices(const struct rp_plan *p)
+{
+	struct prep_dev d[8];
+	unsigned int nd = 0, k;
+
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		const struct rp_file *f = &p->files[i];
+
+		if (f->type != 'f' || !f->dev)
+			continue;
+		for (k = 0; k < nd && d[k].dev != f->dev; k++)
+			;
+		if (k == nd && nd == 8)
+			continue;
+		if (k == nd)
+			d[nd++] = (struct prep_dev){ .dev = f->dev, .root = f->root };
+		d[k].n++;
+		d[k].bytes += f->size;
+	}
+	for (k = 0; k < nd; k++)
+		info("device %u:%u: %u files, %llu bytes, in %s", (d[k].dev >> 8) & 0xfff,
+		     (d[k].dev & 0xff) | ((d[k].dev >> 12) & 0xfff00), d[k].n,
+		     (unsigned long long)d[k].bytes, sb_root_name[d[k].root]);
+}
+
 int sandbox__prepare(const struct rp_plan *p)
 {
 	uint64_t bytes[RP_ROOTS_MAX] = { 0 };
@@ -229,6 +265,8 @@ int sandbox__prepare(const struct rp_plan *p)
 	for (unsigned int k = 0; k < sb_nroots && !err; k++)
 		info("%s: prepared %u entries, %llu bytes of file data", sb_root_name[k], n[k],
 		     (unsigned long long)bytes[k]);
+	if (!err)
+		prep__devices(p);
 	return err;
 }
 

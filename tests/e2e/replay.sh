@@ -245,6 +245,10 @@ test_dev_root()
 	replay t.jsonl d/root --dev-root "$sysdev=sys"
 	no_failures
 	no_short
+	grep -q "^iotrace: device $sysdev: [1-9][0-9]* files, [0-9]* bytes, in sys\$" "$T/replay.err" ||
+		fail "no device line for $sysdev: $(cat "$T/replay.err")"
+	grep -q "^iotrace: device .* in d/root\$" "$T/replay.err" ||
+		fail "no device line for the data: $(cat "$T/replay.err")"
 	eq "libc in the device's root" "$(stat -c %s "sys$libc")" "$(stat -L -c %s "$libc")"
 	[ ! -e "d/root$libc" ] || fail "libc also in --root"
 	[ -d "d/root${libc%/*}" ] || fail "libc's directory missing from --root"
