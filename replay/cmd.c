@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -95,11 +96,8 @@ static int replay__devroot(const char *s, struct rp_opts *o)
 		err("replay: at most %d --dev-root", RP_ROOTS_MAX - 1);
 		return -EINVAL;
 	}
-	/* st_dev's encoding, which the trace records */
-	o->devroot[o->ndevroot++] = (struct rp_devroot){
-		.dev = (min & 0xff) | (maj << 8) | ((min & ~0xffu) << 12),
-		.dir = s + n,
-	};
+	/* st_dev's encoding, which the trace records: 32 bits within these bounds */
+	o->devroot[o->ndevroot++] = (struct rp_devroot){ .dev = makedev(maj, min), .dir = s + n };
 	return 0;
 }
 
@@ -206,7 +204,7 @@ static int replay__drop(const struct rp_opts *o)
 	chown_uid = pw->pw_uid;
 	chown_gid = pw->pw_gid;
 	for (uint32_t k = 0; k <= o->ndevroot; k++) {
-		const char *root = k ? o->devroot[k - 1].dir : o->root;
+		const char *root = rp_opts__root(o, k);
 
 		if (nftw(root, chown_one, 64, FTW_PHYS | FTW_MOUNT)) {
 			err("replay: giving %s to '%s': %s", root, user, strerror(errno));

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -236,9 +237,8 @@ static void prep__devices(const struct rp_plan *p)
 		d[k].bytes += f->size;
 	}
 	for (k = 0; k < nd; k++)
-		info("device %u:%u: %u files, %llu bytes, in %s", (d[k].dev >> 8) & 0xfff,
-		     (d[k].dev & 0xff) | ((d[k].dev >> 12) & 0xfff00), d[k].n,
-		     (unsigned long long)d[k].bytes, sb_root_name[d[k].root]);
+		info("device %u:%u: %u files, %llu bytes, in %s", major(d[k].dev), minor(d[k].dev),
+		     d[k].n, (unsigned long long)d[k].bytes, sb_root_name[d[k].root]);
 }
 
 int sandbox__prepare(const struct rp_plan *p)
@@ -256,9 +256,11 @@ int sandbox__prepare(const struct rp_plan *p)
 		const struct rp_file *f = &p->files[i];
 
 		err = prep__create(f);
-		if (err)
+		if (err) {
 			err("%s: cannot create %s: %s", sb_root_name[f->root], f->path,
 			    strerror(-err));
+			break;
+		}
 		bytes[f->root] += f->type == 'f' ? f->size : 0;
 		n[f->root]++;
 	}

@@ -230,7 +230,7 @@ int sandbox__open(const struct rp_opts *o, const struct rp_plan *p)
 
 	sb_nroots = 1 + o->ndevroot;
 	for (unsigned int k = 0; k < sb_nroots && !err; k++) {
-		sb_root_name[k] = k ? o->devroot[k - 1].dir : o->root;
+		sb_root_name[k] = rp_opts__root(o, k);
 		err = sandbox__mkdir_p(sb_root_name[k]);
 		if (err)
 			err("%s: cannot create the root: %s", sb_root_name[k], strerror(-err));
