@@ -441,7 +441,10 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	case RK_PREAD:
 	case RK_PWRITE:
 	case RK_GETDENTS: ev__fd_io(op, a); break;
-	case RK_WAIT: op->a[0] = arg_int(a, "futex_op", -1); break;
+	case RK_WAIT:
+		op->a[0] = arg_int(a, "futex_op", -1);
+		op->a[1] = arg_int(a, "val", 0);
+		break;
 	case RK_READV:
 	case RK_WRITEV:
 	case RK_PREADV:

@@ -203,7 +203,10 @@ static uint64_t exec__wait_deps(struct rp_plan *p, const struct rp_op *op)
 
 		dep__wait((_Atomic uint32_t *)&dep->state, d & RP_DEP_START ? RS_STARTED : RS_DONE);
 		/* written before the state word was released */
-		t = d & RP_DEP_START ? dep->t_issue : dep->t_end;
+		if (!(d & RP_DEP_START))
+			t = dep->t_end;
+		else
+			t = dep->arrive_waited ? dep->t_arrive : dep->t_issue;
 		if (t > last)
 			last = t;
 	}
@@ -356,6 +359,11 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 		exec__touch(p, t, op);
 	if (ex.natural)
 		want = exec__compute(t, op, c, &spun);
+	/* a barrier's wait: its wake may go now (plan__rendezvous) */
+	if (op->arrive_waited) {
+		op->t_arrive = exec__clock();
+		dep__set(&op->state, RS_STARTED);
+	}
 	if (op->ndeps && ex.o->order != RO_SINGLE) {
 		uint64_t d = exec__wait_deps(p, op);
 
@@ -543,6 +551,7 @@ static void exec__times_ns(struct rp_plan *p)
 
 		op->t_issue = op->t_issue ? exec__ns(op->t_issue - ex.t0) : 0;
 		op->t_end = op->t_end ? exec__ns(op->t_end - ex.t0) : 0;
+		op->t_arrive = op->t_arrive ? exec__ns(op->t_arrive - ex.t0) : 0;
 	}
 	for (uint32_t i = 0; i < p->nth; i++) {
 		p->th[i].busy = exec__ns(p->th[i].busy);

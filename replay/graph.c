@@ -14,24 +14,40 @@
 #include "replay.h"
 #include "rp_plan.h"
 
-/* Kahn over deps + thread order; deps among ops left unsorted are cut. */
-uint32_t plan__break_cycles(struct rp_plan *p)
+/* Where dep D of an op is released: a start dep on an op that is
+ * arrive_waited once the thread's previous op is done (plan__rendezvous). */
+static uint32_t dep_source(const struct rp_plan *p, const uint32_t *prev, uint32_t d)
+{
+	uint32_t j = d & ~RP_DEP_START;
+
+	return d & RP_DEP_START && p->ops[j].arrive_waited ? prev[j] : j;
+}
+
+/*
+ * Kahn over deps + thread order; deps among ops left unsorted are cut, or
+ * with ONLY_ARRIVE only the rendezvous among them: on a graph that was
+ * acyclic without them, every cycle has one.
+ */
+uint32_t plan__break_cycles(struct rp_plan *p, bool only_arrive)
 {
 	uint32_t *indeg = calloc(p->nops, sizeof(*indeg)), *q = calloc(p->nops, sizeof(*q));
 	uint32_t *next = malloc(p->nops * sizeof(*next)), *off = calloc(p->nops + 1, sizeof(*off));
+	uint32_t *prev = malloc(p->nops * sizeof(*prev));
 	uint32_t *out = NULL, head = 0, tail = 0, cut = 0;
 
-	if (!indeg || !q || !next || !off)
+	if (!indeg || !q || !next || !off || !prev)
 		goto out;
 	for (uint32_t t = 0; t < p->nth; t++)
 		for (uint32_t k = 0; k < p->th[t].nops; k++) {
 			next[p->th[t].ops[k]] =
 				k + 1 < p->th[t].nops ? p->th[t].ops[k + 1] : RP_NONE;
+			/* a rendezvous is never on a thread's first op */
+			prev[p->th[t].ops[k]] = k ? p->th[t].ops[k - 1] : p->th[t].ops[k];
 			indeg[p->th[t].ops[k]] = k > 0;
 		}
 	for (uint32_t i = 0; i < p->nops; i++)
 		for (uint32_t k = 0; k < p->ops[i].ndeps; k++) {
-			off[(p->ops[i].deps[k] & ~RP_DEP_START) + 1]++;
+			off[dep_source(p, prev, p->ops[i].deps[k]) + 1]++;
 			indeg[i]++;
 		}
 	for (uint32_t i = 0; i < p->nops; i++)
@@ -41,7 +57,7 @@ uint32_t plan__break_cycles(struct rp_plan *p)
 		goto out;
 	for (uint32_t i = 0; i < p->nops; i++)
 		for (uint32_t k = 0; k < p->ops[i].ndeps; k++)
-			out[off[p->ops[i].deps[k] & ~RP_DEP_START]++] = i;
+			out[off[dep_source(p, prev, p->ops[i].deps[k])]++] = i;
 	/* off[j] now ends j's edges; the start is off[j - 1] (0 for j = 0) */
 	for (uint32_t i = 0; i < p->nops; i++)
 		if (!indeg[i])
@@ -63,10 +79,13 @@ uint32_t plan__break_cycles(struct rp_plan *p)
 		uint32_t n = 0;
 
 		for (uint32_t k = 0; k < op->ndeps; k++) {
-			if (indeg[i] && indeg[op->deps[k] & ~RP_DEP_START])
+			uint32_t d = op->deps[k];
+			bool arrive = d & RP_DEP_START && p->ops[d & ~RP_DEP_START].arrive_waited;
+
+			if (indeg[i] && indeg[dep_source(p, prev, d)] && (arrive || !only_arrive))
 				cut++;
 			else
-				op->deps[n++] = op->deps[k];
+				op->deps[n++] = d;
 		}
 		op->ndeps = n;
 	}
@@ -74,6 +93,7 @@ out:
 	free(indeg);
 	free(q);
 	free(next);
+	free(prev);
 	free(off);
 	free(out);
 	return cut;

@@ -203,10 +203,59 @@ static void plan__cuts(struct rp_plan *p, enum rp_order order)
 			/* --order single waits for no dep */
 			if (op->hold && wait_timed_out(op) && order != RO_SINGLE)
 				op->a[3] = cut;
-			else if (op->ndeps)
-				cut = th->ops[k];
+			else if (op->ndeps && (op->a[0] < 0 || futex_may_block(op->a[0])))
+				cut = th->ops[k]; /* a wait, not a wake's rendezvous */
 		}
 	}
+}
+
+/* A futex wake that may end many waits at once: a barrier's last arrival or a
+ * condition's broadcast (glibc wakes INT_MAX), not a lock handed to one. */
+static bool futex_broadcast(const struct rp_op *op)
+{
+	int64_t cmd = op->a[0] & 127;
+
+	return op->kind == RK_WAIT && op->a[0] >= 0 && (cmd == 1 || cmd == 10) /* WAKE(_BITSET) */ &&
+	       op->a[1] > 1 && op->ret > 0;
+}
+
+/*
+ * A barrier is two edges, and the trace shows one.  The waiters' futex waits
+ * depend on the last arriver's wake; but the arrivals themselves are atomic
+ * updates, not calls, so the wake depends on nothing, and in the replay the
+ * last arriver runs on before the others have reached the barrier.  The
+ * threads then drift out of the lockstep they kept (//TRACE's PseudoSync on
+ * btrfs, where fdatasyncs that arrive together commit together, replayed 11%
+ * slow).  So a broadcast wake waits for each wait it ended to be reached: a
+ * start dep on the wait, which exec.c releases on arrival, before the wait's
+ * own deps.  Only waits that blocked before the wake began, in another
+ * thread, and not a thread's first op (its arrival precedes its gate).  A
+ * lock's wake (val 1) is left alone: the unlocker never waited for its
+ * waiter.  Returns how many deps it added.
+ */
+static uint32_t plan__rendezvous(struct rp_plan *p)
+{
+	uint32_t added = 0;
+
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *w = &p->ops[i];
+
+		if (w->kind != RK_WAIT || w->a[0] < 0 || !futex_may_block(w->a[0]) ||
+		    p->th[w->tidx].ops[0] == i)
+			continue;
+		for (uint32_t k = 0; k < w->ndeps; k++) {
+			struct rp_op *x = &p->ops[w->deps[k] & ~RP_DEP_START];
+
+			if (w->deps[k] & RP_DEP_START || !futex_broadcast(x) || x->tidx == w->tidx ||
+			    w->ts >= x->ts)
+				continue;
+			if (plan__add_dep(x, i | RP_DEP_START))
+				return added; /* out of memory: fewer rendezvous */
+			w->arrive_waited = true;
+			added++;
+		}
+	}
+	return added;
 }
 
 /* Which ops someone waits for: the others finish without an atomic exchange. */
@@ -219,7 +268,7 @@ static void plan__waited(struct rp_plan *p)
 			struct rp_op *d = &p->ops[op->deps[k] & ~RP_DEP_START];
 
 			if (op->deps[k] & RP_DEP_START)
-				d->start_waited = true;
+				d->start_waited = !d->arrive_waited; /* else released on arrival */
 			else
 				d->waited = true;
 		}
@@ -263,7 +312,7 @@ static void plan__single_nonblock(struct rp_plan *p)
 
 int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 {
-	uint32_t dropped = plan__resolve_deps(p), broken;
+	uint32_t dropped = plan__resolve_deps(p), broken, rdv;
 	int err;
 
 	if (dropped)
@@ -284,9 +333,15 @@ int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 		err = plan__net(p);
 	if (err)
 		return err;
-	broken = plan__break_cycles(p);
+	broken = plan__break_cycles(p, false);
 	if (broken)
 		warn("%u deps would deadlock with thread order: dropped", broken);
+	/* on an acyclic graph: a cycle now closes through a rendezvous, and
+	 * only those are cut */
+	if (o->order == RO_CAUSAL && (rdv = plan__rendezvous(p))) {
+		broken = plan__break_cycles(p, true);
+		dbg("%u barrier rendezvous, %u of them dropped: they would deadlock", rdv, broken);
+	}
 	if (o->order == RO_SINGLE)
 		plan__single_nonblock(p);
 	plan__cuts(p, o->order);

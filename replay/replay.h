@@ -14,7 +14,8 @@
 
 #define RP_FORMAT_VERSION 1
 #define RP_NONE UINT32_MAX
-/* A dep index with this bit waits for the op to start, not to finish. */
+/* A dep index with this bit waits for the op to start, not to finish; on an
+ * op that is arrive_waited, for its thread to reach it (plan__rendezvous). */
 #define RP_DEP_START 0x80000000u
 /* Largest per-thread buffer; larger counts are clamped (and show as short). */
 #define RP_BUF_MAX (64u << 20)
@@ -24,7 +25,8 @@ enum rp_kind {
 	RK_IGNORE, /* not I/O (memory, ids, signals): nothing to replay */
 	RK_SKIP,   /* I/O the replayer cannot reproduce yet: counted by call */
 	RK_WAIT,   /* futex, poll, epoll, wait4: only its deps are the wait; a0 futex_op
-		    * or -1; a3 the wait whose deps end it early (plan__cuts), or -1 */
+		    * or -1, a1 futex val; a3 the wait whose deps end it early
+		    * (plan__cuts), or -1 */
 	RK_SLEEP,  /* nanosleep, clock_nanosleep: sleeps the recorded duration */
 	RK_EXIT,
 	RK_OPEN,
@@ -128,10 +130,14 @@ struct rp_op {
 	bool waited;	   /* some op waits for it to finish */
 	uint8_t root, root2; /* the sandbox root path and path2 resolve in (--dev-root) */
 	bool start_waited; /* some op waits for it to start (--order temporal) */
+	/* a barrier's wait: the wake that ends it waits for this thread to
+	 * reach it, before the wait's own deps (plan__rendezvous) */
+	bool arrive_waited;
 	/* run time */
 	_Alignas(64) _Atomic uint32_t state; /* RS_* */
 	int64_t got;			     /* replay result */
 	uint64_t t_issue, t_end;	     /* replay clock, ns since the replay start */
+	uint64_t t_arrive;		     /* when its thread reached it, if arrive_waited */
 };
 
 /*

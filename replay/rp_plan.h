@@ -6,7 +6,7 @@
 #include "replay.h"
 
 /* Cuts deps that would deadlock against thread order; returns how many. */
-uint32_t plan__break_cycles(struct rp_plan *p);
+uint32_t plan__break_cycles(struct rp_plan *p, bool only_arrive);
 /* Mapping slots for file mmaps and the munmap/msync that use them. */
 int plan__mmaps(struct rp_plan *p);
 /* Adds to p->files the parent dirs of paths the trace used; sorts p->files. */

@@ -94,9 +94,11 @@ static void watch__stall(const struct rp_plan *p, const struct rp_opts *o)
 			    ": waiting for its deps");
 		for (uint32_t k = 0; k < op->ndeps && k < 8; k++) {
 			const struct rp_op *d = &p->ops[op->deps[k] & ~RP_DEP_START];
+			bool start = op->deps[k] & RP_DEP_START;
 
-			if ((atomic_load(&d->state) & RS_MASK) != RS_DONE)
-				err("    dep event %u (%s) not done", d->id, p->calls[d->call]);
+			if ((atomic_load(&d->state) & RS_MASK) < (start ? RS_STARTED : RS_DONE))
+				err("    dep event %u (%s) not %s", d->id, p->calls[d->call],
+				    !start ? "done" : d->arrive_waited ? "reached" : "started");
 		}
 	}
 }

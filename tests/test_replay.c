@@ -327,6 +327,72 @@ static void test_replay__timed_out_wait_cut(void)
 	plan__free(&p);
 }
 
+/* A futex wake of thread TID waking up to VAL waiters (glibc's barrier and
+ * broadcast: INT_MAX; a lock: 1), RET of them woken. */
+#define WAKE(id, tid, ts, val, ret)                                                         \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"futex\","    \
+	"\"args\":{\"uaddr\":4096,\"futex_op\":129,\"val\":" #val "},\"ret\":" #ret          \
+	",\"ts\":" #ts ",\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n"
+
+/*
+ * A barrier: thread 2 computes 20 ms, then waits; thread 1 arrives last and
+ * wakes it.  The wake waits for the wait to be reached (a start dep), not
+ * for it to end, which would deadlock: the wait ends with the wake.  A lock's
+ * wake gets nothing, nor does any baseline order, and a rendezvous that would
+ * close a cycle is the dep that goes, not the recorded one.
+ */
+static void test_replay__barrier_rendezvous(void)
+{
+	static const char barrier[] = HDR(3)
+		EV(0, 2, "brk", 100, 10, 0, "")
+		EV(1, 2, "futex", 200, 100, 20000000, "{\"id\":2,\"kind\":\"wakeup\"}")
+		WAKE(2, 1, 300, 2147483647, 1);
+	static const char lock[] = HDR(3)
+		EV(0, 2, "brk", 100, 10, 0, "")
+		EV(1, 2, "futex", 200, 100, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
+		WAKE(2, 1, 300, 1, 1);
+	static const char cycle[] = HDR(3)
+		EV(0, 2, "futex", 100, 10, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
+		EV(1, 2, "futex", 200, 100, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
+		WAKE(2, 1, 300, 2147483647, 2);
+	struct rp_plan p;
+	struct rp_run r;
+
+	CU_ASSERT_FATAL(plan_of(&p, barrier, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[2].ndeps, 1);
+	CU_ASSERT(p.ops[2].ndeps == 1 && p.ops[2].deps[0] == (1 | RP_DEP_START));
+	CU_ASSERT_TRUE(p.ops[1].arrive_waited);
+	CU_ASSERT_FALSE(p.ops[1].start_waited);
+	CU_ASSERT(has_dep(&p, 1, 2));
+	CU_ASSERT_EQUAL(p.ops[1].a[3], -1); /* a rendezvous does not cut a timer */
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT_EQUAL(p.ops[1].state & RS_MASK, RS_DONE);
+	CU_ASSERT(p.ops[2].t_issue >= p.ops[1].t_arrive);
+	CU_ASSERT(p.ops[1].t_arrive + OVH_MAX_NS >= p.ops[0].t_end + 20000000);
+	CU_ASSERT(p.ops[1].t_issue >= p.ops[2].t_end);
+	free(r.lag);
+	plan__free(&p);
+
+	for (enum rp_order o = RO_TEMPORAL; o <= RO_THINK; o++) {
+		CU_ASSERT_FATAL(plan_of(&p, barrier, o) == 0);
+		CU_ASSERT_FALSE(p.ops[1].arrive_waited);
+		plan__free(&p);
+	}
+	CU_ASSERT_FATAL(plan_of(&p, lock, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[2].ndeps, 0);
+	CU_ASSERT_FALSE(p.ops[1].arrive_waited);
+	plan__free(&p);
+
+	/* thread 2 reaches its second wait only after the wake ends its first */
+	CU_ASSERT_FATAL(plan_of(&p, cycle, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[2].ndeps, 0);
+	CU_ASSERT(has_dep(&p, 0, 2));
+	CU_ASSERT(has_dep(&p, 1, 2));
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	free(r.lag);
+	plan__free(&p);
+}
+
 #define OPEN(id, tid, path, ret, ts, dur)                                                   \
 	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"openat\","    \
 	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":2,\"mode\":0},"  \
@@ -435,6 +501,7 @@ static CU_TestInfo tests[] = {
 	{ "orders none and temporal", test_replay__order_none_and_temporal },
 	{ "order think", test_replay__order_think },
 	{ "a deadlocking dep is dropped", test_replay__deadlock_dropped },
+	{ "a barrier's wake waits for its waiters to arrive", test_replay__barrier_rendezvous },
 	{ "bad input refused", test_replay__bad_input },
 	{ "dep release under 16 threads", test_replay__release_under_many_threads },
 	{ "natural: compute is a lower bound", test_replay__natural_compute_lower_bound },
