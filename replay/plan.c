@@ -201,8 +201,11 @@ static void plan__cuts(struct rp_plan *p, enum rp_order order)
 				continue;
 			op->a[3] = -1;
 			/* --order single waits for no dep */
-			if (op->hold && wait_timed_out(op) && order != RO_SINGLE)
+			if (op->hold && wait_timed_out(op) && order != RO_SINGLE) {
 				op->a[3] = cut;
+				if (cut >= 0)
+					p->ops[cut].cut_target = true;
+			}
 			else if (op->ndeps && (op->a[0] < 0 || futex_may_block(op->a[0])))
 				cut = th->ops[k]; /* a wait, not a wake's rendezvous */
 		}
@@ -229,7 +232,9 @@ static bool futex_broadcast(const struct rp_op *op)
  * slow).  So a broadcast wake waits for each wait it ended to be reached: a
  * start dep on the wait, which exec.c releases on arrival, before the wait's
  * own deps.  Only waits that blocked before the wake began, in another
- * thread, and not a thread's first op (its arrival precedes its gate).  A
+ * thread, and not a thread's first op (its arrival precedes its gate), nor
+ * the wait whose wake cuts a timer before it (plan__cuts): the wake would
+ * wait out the timer it is meant to cut.  A
  * lock's wake (val 1) is left alone: the unlocker never waited for its
  * waiter.  Returns how many deps it added.
  */
@@ -241,7 +246,7 @@ static uint32_t plan__rendezvous(struct rp_plan *p)
 		struct rp_op *w = &p->ops[i];
 
 		if (w->kind != RK_WAIT || w->a[0] < 0 || !futex_may_block(w->a[0]) ||
-		    p->th[w->tidx].ops[0] == i)
+		    p->th[w->tidx].ops[0] == i || w->cut_target)
 			continue;
 		for (uint32_t k = 0; k < w->ndeps; k++) {
 			struct rp_op *x = &p->ops[w->deps[k] & ~RP_DEP_START];
@@ -336,6 +341,7 @@ int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 	broken = plan__break_cycles(p, false);
 	if (broken)
 		warn("%u deps would deadlock with thread order: dropped", broken);
+	plan__cuts(p, o->order);
 	/* on an acyclic graph: a cycle now closes through a rendezvous, and
 	 * only those are cut */
 	if (o->order == RO_CAUSAL && (rdv = plan__rendezvous(p))) {
@@ -344,7 +350,6 @@ int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 	}
 	if (o->order == RO_SINGLE)
 		plan__single_nonblock(p);
-	plan__cuts(p, o->order);
 	plan__waited(p);
 	plan__times(p);
 	plan__buffers(p);

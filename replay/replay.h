@@ -133,6 +133,7 @@ struct rp_op {
 	/* a barrier's wait: the wake that ends it waits for this thread to
 	 * reach it, before the wait's own deps (plan__rendezvous) */
 	bool arrive_waited;
+	bool cut_target; /* a held timer before it ends with its deps (plan__cuts) */
 	/* run time */
 	_Alignas(64) _Atomic uint32_t state; /* RS_* */
 	int64_t got;			     /* replay result */

@@ -355,6 +355,13 @@ static void test_replay__barrier_rendezvous(void)
 		EV(0, 2, "futex", 100, 10, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
 		EV(1, 2, "futex", 200, 100, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
 		WAKE(2, 1, 300, 2147483647, 2);
+	/* a timer (timed out after 200 ms), then a wait a broadcast ends */
+	static const char timer[] = HDR(3)
+		"{\"type\":\"event\",\"id\":0,\"pid\":1,\"tid\":1,\"call\":\"futex\","
+		"\"args\":{\"uaddr\":4096,\"futex_op\":393,\"val\":0},\"ret\":-110,\"ts\":100,"
+		"\"dur\":200000000,\"compute_ns\":0,\"deps\":[]}\n"
+		EV(1, 1, "futex", 200000200, 10, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
+		WAKE(2, 2, 200000300, 2147483647, 1);
 	struct rp_plan p;
 	struct rp_run r;
 
@@ -381,6 +388,17 @@ static void test_replay__barrier_rendezvous(void)
 	CU_ASSERT_FATAL(plan_of(&p, lock, RO_CAUSAL) == 0);
 	CU_ASSERT_EQUAL(p.ops[2].ndeps, 0);
 	CU_ASSERT_FALSE(p.ops[1].arrive_waited);
+	plan__free(&p);
+
+	/* the wake cuts the timer short: waiting for the wait after the timer
+	 * to be reached would wait the timer out */
+	CU_ASSERT_FATAL(plan_of(&p, timer, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[0].a[3], 1);
+	CU_ASSERT_EQUAL(p.ops[2].ndeps, 0);
+	CU_ASSERT_FALSE(p.ops[1].arrive_waited);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT(p.ops[0].t_end < p.ops[0].t_issue + 100000000);
+	free(r.lag);
 	plan__free(&p);
 
 	/* thread 2 reaches its second wait only after the wake ends its first */
