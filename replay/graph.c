@@ -14,13 +14,19 @@
 #include "replay.h"
 #include "rp_plan.h"
 
-/* Where dep D of an op is released: a start dep on an op that is
- * arrive_waited once the thread's previous op is done (plan__rendezvous). */
+/* A rendezvous (plan__rendezvous): dep D waits for its op to be reached. */
+static bool dep_is_arrival(const struct rp_plan *p, uint32_t d)
+{
+	return d & RP_DEP_START && p->ops[d & ~RP_DEP_START].arrive_waited;
+}
+
+/* Where dep D of an op is released: a rendezvous once the waiting thread's
+ * previous op is done. */
 static uint32_t dep_source(const struct rp_plan *p, const uint32_t *prev, uint32_t d)
 {
 	uint32_t j = d & ~RP_DEP_START;
 
-	return d & RP_DEP_START && p->ops[j].arrive_waited ? prev[j] : j;
+	return dep_is_arrival(p, d) ? prev[j] : j;
 }
 
 /*
@@ -80,9 +86,9 @@ uint32_t plan__break_cycles(struct rp_plan *p, bool only_arrive)
 
 		for (uint32_t k = 0; k < op->ndeps; k++) {
 			uint32_t d = op->deps[k];
-			bool arrive = d & RP_DEP_START && p->ops[d & ~RP_DEP_START].arrive_waited;
 
-			if (indeg[i] && indeg[dep_source(p, prev, d)] && (arrive || !only_arrive))
+			if (indeg[i] && indeg[dep_source(p, prev, d)] &&
+			    (!only_arrive || dep_is_arrival(p, d)))
 				cut++;
 			else
 				op->deps[n++] = d;

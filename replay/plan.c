@@ -129,6 +129,13 @@ static bool futex_may_block(int64_t op)
 	}
 }
 
+/* An RK_WAIT that can put the caller to sleep: poll, epoll, wait4, or a
+ * futex operation that may block. */
+static bool wait_may_block(const struct rp_op *op)
+{
+	return op->a[0] < 0 || futex_may_block(op->a[0]);
+}
+
 /*
  * A call that may block on something other than storage and has no causal
  * dep blocked on something the trace cannot explain: a timeout, a client
@@ -146,7 +153,7 @@ static void plan__holds(struct rp_plan *p, enum rp_order order)
 		bool may_block = k == RK_WAIT || k == RK_ACCEPT || k == RK_RECV ||
 				 k == RK_CONNECT || ((k == RK_READ || k == RK_READV) && op->stream);
 
-		if (k == RK_WAIT && op->a[0] >= 0 && !futex_may_block(op->a[0]))
+		if (k == RK_WAIT && !wait_may_block(op))
 			may_block = false;
 		/* think: every wait is time, explained or not */
 		op->hold = may_block && (!op->ndeps || order == RO_THINK);
@@ -205,9 +212,9 @@ static void plan__cuts(struct rp_plan *p, enum rp_order order)
 				op->a[3] = cut;
 				if (cut >= 0)
 					p->ops[cut].cut_target = true;
-			}
-			else if (op->ndeps && (op->a[0] < 0 || futex_may_block(op->a[0])))
+			} else if (op->ndeps && wait_may_block(op)) {
 				cut = th->ops[k]; /* a wait, not a wake's rendezvous */
+			}
 		}
 	}
 }
@@ -234,9 +241,9 @@ static bool futex_broadcast(const struct rp_op *op)
  * own deps.  Only waits that blocked before the wake began, in another
  * thread, and not a thread's first op (its arrival precedes its gate), nor
  * the wait whose wake cuts a timer before it (plan__cuts): the wake would
- * wait out the timer it is meant to cut.  A
- * lock's wake (val 1) is left alone: the unlocker never waited for its
- * waiter.  Returns how many deps it added.
+ * wait out the timer it is meant to cut.  A lock's wake (val 1) is left
+ * alone: the unlocker never waited for its waiter.  Returns how many deps it
+ * added.
  */
 static uint32_t plan__rendezvous(struct rp_plan *p)
 {
@@ -245,7 +252,7 @@ static uint32_t plan__rendezvous(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *w = &p->ops[i];
 
-		if (w->kind != RK_WAIT || w->a[0] < 0 || !futex_may_block(w->a[0]) ||
+		if (w->kind != RK_WAIT || w->a[0] < 0 || !wait_may_block(w) ||
 		    p->th[w->tidx].ops[0] == i || w->cut_target)
 			continue;
 		for (uint32_t k = 0; k < w->ndeps; k++) {
