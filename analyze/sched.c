@@ -61,11 +61,15 @@ static int on_exit_rec(struct analysis *an, const struct an_side *s, const uint3
 }
 
 /*
- * Only a thread inside a system call can wake another (a futex wake, a pipe
- * write, an exit, ...); sched_waking from an interrupt names whatever thread
- * was current, so a call that cannot wake anyone is not taken as the waker.
+ * Whether a call deals with another thread rather than with the disk: a futex,
+ * a poll, a socket or pipe, a process call, a sleep cut short (by a signal).
+ * Only such a call can wake
+ * another thread's, and only such a call is woken by another thread's.
+ * sched_waking from an interrupt names whatever thread was current, so a disk
+ * interrupt that lands while a thread exits or forks must not look like that
+ * thread woke a pread.
  */
-static bool can_wake(const struct analysis *an, uint32_t id)
+static bool peer_call(const struct analysis *an, uint32_t id)
 {
 	const struct iot_syscall *sc = an__rec(an, id);
 	const struct syscall_info *si = syscall__by_nr(sc->nr);
@@ -76,6 +80,8 @@ static bool can_wake(const struct analysis *an, uint32_t id)
 		return false;
 	switch (si->cls) {
 	case SC_SYNCH:
+		/* a sleep that ran its course was woken by its timer */
+		return !((sc->nr == SYS_nanosleep || sc->nr == SYS_clock_nanosleep) && sc->ret == 0);
 	case SC_SOCKET:
 	case SC_PROCESS:
 		return true;
@@ -103,7 +109,7 @@ static uint32_t waker_call(const struct analysis *an, uint32_t waker, uint64_t t
 		return AN_NONE;
 	if (an__end(an, id) < ts && !(an__rec(an, id)->flags & IOT_SCF_NO_RETURN))
 		return AN_NONE;
-	return can_wake(an, id) ? id : AN_NONE;
+	return peer_call(an, id) ? id : AN_NONE;
 }
 
 static int on_wakeup(struct analysis *an, const struct an_side *s)
@@ -120,7 +126,7 @@ static int on_wakeup(struct analysis *an, const struct an_side *s)
 	}
 	an->evflags[woken] |= EVF_WOKEN_ANY;
 	from = waker == AN_NONE ? AN_NONE : waker_call(an, waker, s->ts);
-	if (from == AN_NONE || waker == wakee) {
+	if (from == AN_NONE || waker == wakee || !peer_call(an, woken)) {
 		an->wakeups_untraced++;
 		return 0;
 	}

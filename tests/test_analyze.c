@@ -252,6 +252,45 @@ static void test_analyze__wakeup_no_matching_call(void)
 	tb_free(&b);
 }
 
+/*
+ * An interrupt names whatever thread was current.  A pread of a regular file
+ * is woken by its disk, not by the thread exiting when the completion came,
+ * and a sleep that ran its course by its timer, not by the futex wake then
+ * running; only a call that deals with another thread is taken as woken.
+ */
+static void test_analyze__wakeup_of_disk_or_timer(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_pread64, .ts = 100, .dur = 100, .offcpu = 90,
+	   .ret = 4096, .a = { 3, 0, 4096 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 12) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_exit, .ts = 150, .flags = IOT_SCF_NO_RETURN);
+	put_wake(&b, 1, 1, 1, 2, 190);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
+	CU_ASSERT_EQUAL(analysis__counter(b.an, "wakeups_untraced"), 1);
+	tb_free(&b);
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_nanosleep, .ts = 100, .dur = 100, .offcpu = 95);
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_futex, .ts = 150, .dur = 60, .ret = 1,
+	   .a = { 0x1000, 1 });
+	put_wake(&b, 1, 1, 1, 2, 199);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
+	tb_free(&b);
+
+	tb_init(&b);	/* cut short by a child's exit (SIGCHLD): woken by it */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_nanosleep, .ts = 100, .dur = 60, .offcpu = 55,
+	   .ret = -EINTR);
+	SC(&b, .pid = 2, .tid = 2, .nr = SYS_exit_group, .ts = 150, .flags = IOT_SCF_NO_RETURN);
+	put_wake(&b, 1, 1, 2, 2, 155);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 2, 0, 1, 0, AN_RULE_WAKEUP));
+	tb_free(&b);
+}
+
 static void pipe_trace(struct tb *b, uint32_t skip)
 {
 	tb_init(b);
@@ -731,6 +770,7 @@ static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "wakeup", test_analyze__wakeup },
 	{ "wakeup with no matching call", test_analyze__wakeup_no_matching_call },
+	{ "wakeup of a disk read or a timer", test_analyze__wakeup_of_disk_or_timer },
 	{ "data: pipe with partial reads", test_analyze__data_pipe_partial_reads },
 	{ "loss gap", test_analyze__loss_gap },
 	{ "data: file ranges", test_analyze__data_file },
