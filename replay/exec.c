@@ -33,6 +33,7 @@
 #define SPIN_MIN 64		/* pause iterations before a futex in any case */
 #define OVERSLEEP_NS 60000	/* first guess at how late a timed sleep wakes */
 #define OVERSLEEP_MAX 500000	/* never spin longer than this after a sleep */
+#define OFFCPU_GAP_NS 5000	/* a gap in a spin's clock reads this long: off the CPU */
 #define OVH_MAX 5000		/* cap on the measured per-call overhead */
 #define PACING_NS 1000000	/* report a compute or hold this long to the stall watch */
 
@@ -126,6 +127,32 @@ static uint64_t spin_until(uint64_t t)
 
 	while ((now = rp__now()) < t)
 		cpu_relax();
+	return now;
+}
+
+/*
+ * Spins until T plus the time the thread spends off the CPU while it spins;
+ * returns the last clock read and adds that time to *OFF.  The
+ * recorded compute is on-CPU time: when the application's thread was
+ * preempted, its compute ended that much later, and did as much work.  A
+ * replay that spun to a wall-clock deadline would do less work on a machine
+ * with more runnable threads than CPUs and leave the CPUs to the others
+ * earlier than the application did.  Two clock reads of the loop are well
+ * under a µs apart on the CPU, so a gap of OFFCPU_GAP_NS is a preemption (or
+ * a long interrupt), and the deadline moves by it.
+ */
+static uint64_t spin_oncpu(uint64_t t, uint64_t *off)
+{
+	uint64_t prev = rp__now(), now;
+
+	while ((now = rp__now()) < t) {
+		if (now - prev > OFFCPU_GAP_NS) {
+			t += now - prev;
+			*off += now - prev;
+		}
+		prev = now;
+		cpu_relax();
+	}
 	return now;
 }
 
@@ -247,26 +274,28 @@ static uint64_t exec__wait_until(struct rp_clock *c, uint64_t t)
 }
 
 /* Natural timing: the recorded compute, from the end of the thread's previous
- * call, less the replayer's own cost to get from here to the issue.  Returns
- * when the compute ends: the call's intended issue time, if no dep is later. */
+ * call, less the replayer's own cost to get from here to the issue; on-CPU
+ * time, as recorded (spin_oncpu).  Returns when the compute ends: the call's
+ * intended issue time, if no dep is later. */
 static uint64_t exec__compute(struct rp_thread *t, const struct rp_op *op, struct rp_clock *c,
 			      uint64_t *spun)
 {
-	uint64_t want = c->end + (uint64_t)(op->compute / ex.speed), now;
+	uint64_t want = c->end + (uint64_t)(op->compute / ex.speed), now, off = 0;
 
 	*spun = 0;
 	if (want <= c->end + c->ovh)
 		return want;
 	if (want - c->ovh > c->end + PACING_NS) {
 		atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
-		now = spin_until(want - c->ovh);
+		now = spin_oncpu(want - c->ovh, &off);
 		atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
 	} else {
-		now = spin_until(want - c->ovh);
+		now = spin_oncpu(want - c->ovh, &off);
 	}
-	t->compute += now - c->end;
+	t->compute += now - c->end - off;
+	t->preempted += off;
 	*spun = now;
-	return want;
+	return want + off;
 }
 
 /*

@@ -212,6 +212,7 @@ struct rp_thread {
 	uint64_t *lag;	   /* natural timing: lag of each issued call */
 	/* run time, ns */
 	_Alignas(64) uint64_t busy, wait, compute, hold, sleep;
+	uint64_t preempted; /* off the CPU during compute spins (spin_oncpu) */
 	uint64_t cpu; /* CPU time of the replay thread that ran it */
 	uint64_t issued, failed, shrt, emulated;
 	uint64_t dio_aligned; /* O_DIRECT preads widened to the target's alignment */

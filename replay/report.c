@@ -132,6 +132,7 @@ static json_t *report__thread(const struct rp_thread *t)
 		{ "ops", t->nops },	{ "issued", t->issued },  { "failed", t->failed },
 		{ "busy_ns", t->busy }, { "wait_ns", t->wait },	  { "compute_ns", t->compute },
 		{ "hold_ns", t->hold }, { "sleep_ns", t->sleep },  { "cpu_ns", t->cpu },
+		{ "preempted_ns", t->preempted },
 	};
 
 	for (size_t i = 0; o && i < sizeof(f) / sizeof(f[0]); i++)
