@@ -8,10 +8,11 @@
 #
 # Accuracy, as //TRACE and ARTC measure it: record a workload on storage
 # configuration A, replay the trace on B, run the workload itself on B;
-# error = |T_replay - T_app| / T_app.  Configurations are file systems on
+# error = |T_replay - T_app| / T_app, taken in each round and the median of
+# the rounds' ratios kept.  Configurations are file systems on
 # loop devices with direct I/O (ext4, xfs, btrfs) and an ext4 throttled with
-# cgroup v1 blkio (IOPS and bandwidth).  Every T is the median of REPS runs
-# (quick 3, full 5), page cache dropped before each.
+# cgroup v1 blkio (IOPS and bandwidth).  REPS rounds (quick 3, full 5), page
+# cache dropped before each run.
 #
 #   BUILD=DIR    where iotrace was built (default build/)
 #   --quick      ext4 -> btrfs for four workloads, btrfs -> ext4 for three
@@ -241,10 +242,12 @@ replay_once() {
 	fi
 }
 
-# measure SRC DST WL KIND T N: T_app and the replay of every mode, medians of
-# REPS rounds; each round runs the application, then each mode, so that a
-# drift of this shared machine's storage speed hits all of them alike.
-# Prints "T_app T_mode failed_mode ..."
+# measure SRC DST WL KIND T N: T_app, the median of REPS rounds, and for
+# every mode the median of the rounds' T_replay / T_app.  Each round runs the
+# application, then each mode: this shared machine's storage speed drifts by
+# more than the errors being measured, and within a round it hits the
+# application and the replays alike (DESIGN §7: ratios taken in one run,
+# median of several runs).  Prints "T_app R_mode failed_mode ..."
 measure() {
 	local src=$1 dst=$2 name=$3 kind=$4 thr=$5 n=$6 dir=$TMP/mnt/$2/app-$3 i m t line
 	local -A tm
@@ -267,7 +270,8 @@ measure() {
 		line="app ${tapp[i]}"
 		for m in "${MODES[@]}"; do
 			t=$(replay_once "$TMP/$name-$src.jsonl" "$dst" "$m")
-			tm[$m]+="$t "
+			[ "$t" != - ] && [ "${tapp[i]}" != - ] &&
+				tm[$m]+="$(awk -v r="$t" -v a="${tapp[i]}" 'BEGIN { print r / a }') "
 			line+=" $m $t"
 		done
 		log "$name on $dst, round $((i + 1)): $line"
@@ -275,7 +279,7 @@ measure() {
 	rm -rf "$dir"
 	line=$(printf '%s\n' "${tapp[@]}" | median)
 	for m in "${MODES[@]}"; do
-		# shellcheck disable=SC2086 # the times, one a word
+		# shellcheck disable=SC2086 # the ratios, one a word
 		line="$line $(printf '%s\n' ${tm[$m]} | median) $(cat "$TMP/failed-$m")"
 	done
 	echo "$line"
