@@ -40,7 +40,7 @@ int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul)
 			*emul = true;
 			return op->ret;
 		}
-		return fd < 0 ? RP_SKIPPED : attr__on_fd(op, fd, false);
+		return fd < 0 ? fd__missing(op, fd) : attr__on_fd(op, fd, false);
 	}
 	/* a symlink's own mode cannot change: lchmod-style calls fail as on Linux */
 	fd = sb__open(op->root, op->path, O_PATH | (op->a[3] ? O_NOFOLLOW : 0), 0);

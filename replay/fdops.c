@@ -25,9 +25,24 @@ int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
 {
 	const struct rp_proc *pr = &p->pr[op->pidx];
 
+	/* no slot: an fd the trace used and never showed the making of */
 	if (slot < 0 || (uint32_t)slot >= pr->nslot)
-		return RP_FD_UNSET;
+		return RP_FD_GONE;
 	return atomic_load_explicit(&pr->fd[slot], memory_order_acquire);
+}
+
+/*
+ * The result of a call on slot value FD, which is no fd: RP_FD_GONE, the call
+ * that made it was not replayed, and neither is this one (it is counted as
+ * skipped).  RP_FD_UNSET where the trace had the fd open: the call came
+ * before the one that makes it (an order without that dep) or after a close,
+ * and fails as the kernel fails it, so that the report counts it.
+ */
+int64_t fd__missing(const struct rp_op *op, int fd)
+{
+	if (op->ret == -EBADF || (fd == RP_FD_UNSET && op->ret >= 0))
+		return -EBADF;
+	return RP_SKIPPED;
 }
 
 /* Points fd slot SLOT of process PIDX at FD, closing what it pointed at. */
@@ -180,12 +195,12 @@ static int64_t fd__fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint
 
 static int64_t fd__close(struct rp_plan *p, const struct rp_op *op, int fd, bool *emul)
 {
+	if (fd == RP_FD_UNSET)
+		return op->ret < 0 ? op->ret : -EBADF;
 	if (fd < 0) {
 		*emul = true;
-		if (fd == RP_FD_UNSET && op->ret < 0)
-			return op->ret;
 		fd__set(p, op->pidx, op->fd, RP_FD_UNSET, 0);
-		return 0;
+		return op->ret < 0 ? op->ret : 0;
 	}
 	/* take it out of the table first: no other thread may close it twice */
 	fd__set(p, op->pidx, op->fd, RP_FD_UNSET, 0);
@@ -224,8 +239,8 @@ int64_t fd__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *e
 
 	if (op->kind == RK_CLOSE)
 		return fd__close(p, op, fd, emul);
-	if (fd == RP_FD_UNSET)
-		return op->ret == -EBADF ? -EBADF : RP_SKIPPED;
+	if (fd == RP_FD_UNSET || fd == RP_FD_GONE)
+		return fd__missing(op, fd);
 	if (op->kind == RK_DUP || op->kind == RK_DUP2)
 		return fd__dup(p, op, fd, fl);
 	if (op->kind == RK_FCNTL)

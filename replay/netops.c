@@ -147,7 +147,7 @@ int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *
 		return op->ret;
 	}
 	if (fd < 0)
-		return RP_SKIPPED;
+		return fd__missing(op, fd);
 	if (n > t->bufsz)
 		n = t->bufsz;
 	switch (op->kind) {

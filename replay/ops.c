@@ -230,7 +230,7 @@ static int64_t op__clone(struct rp_plan *p, const struct rp_op *op)
 
 		if (fd >= 0)
 			fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		fd__set(p, op->a[0], k, fd < 0 && fd != RP_FD_SINK ? RP_FD_UNSET : fd, fl);
+		fd__set(p, op->a[0], k, fd < 0 && fd != RP_FD_SINK && fd != RP_FD_GONE ? RP_FD_UNSET : fd, fl);
 	}
 	return op->ret;
 }
@@ -279,9 +279,8 @@ static int64_t op__close_range(struct rp_plan *p, const struct rp_op *op)
 	return 0;
 }
 
-int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
+static int64_t op__run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
 {
-	*emulated = false;
 	switch (op->kind) {
 	case RK_SKIP: return RP_SKIPPED;
 	case RK_IGNORE:
@@ -318,4 +317,36 @@ int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool
 	case RK_SHUTDOWN: return net__op(p, t, op, emulated);
 	default: return fd__op(p, t, op, emulated);
 	}
+}
+
+/* The fd slots OP makes when it succeeds, in S; how many. */
+static int op__made_slots(const struct rp_op *op, int32_t s[2])
+{
+	switch (op->kind) {
+	case RK_PIPE:
+	case RK_SOCKETPAIR: s[0] = op->fd, s[1] = op->fd2; return 2;
+	case RK_OPEN:
+	case RK_DUP:
+	case RK_DUP2:
+	case RK_EVENTFD:
+	case RK_SOCKET:
+	case RK_ACCEPT: s[0] = op->fd2; return 1;
+	default: return 0;
+	}
+}
+
+int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
+{
+	int64_t r;
+	int32_t s[2];
+
+	*emulated = false;
+	r = op__run(p, t, op, emulated);
+	/* made in the trace, not here (failed, counted; or skipped): the calls
+	 * on the fd are skipped, not each failed again */
+	if (r < 0 && op->ret >= 0)
+		for (int k = op__made_slots(op, s); k-- > 0;)
+			if (fd__get(p, op, s[k]) == RP_FD_UNSET)
+				fd__set(p, op->pidx, s[k], RP_FD_GONE, 0);
+	return r;
 }

@@ -384,6 +384,7 @@ void plan__free(struct rp_plan *p)
 		free(p->pr[i].fd);
 		free(p->pr[i].fdfl);
 		free(p->pr[i].slot_fd);
+		free(p->pr[i].slot_gone);
 	}
 	for (uint32_t i = 0; i < p->nfiles; i++) {
 		free(p->files[i].path);

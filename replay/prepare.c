@@ -285,11 +285,11 @@ static int prep__inherit(const struct rp_plan *p, const struct rp_inherit *h, ui
 			fd = sb__open(k, h->path, O_RDONLY, 0);
 		if (fd >= 0 && h->pos > 0)
 			lseek(fd, h->pos, SEEK_SET);
-		return fd < 0 ? RP_FD_UNSET : fd;
+		return fd < 0 ? RP_FD_GONE : fd;
 	}
 	if (!strcmp(h->type, "dir") && h->path && h->path[0] == '/') {
 		fd = sb__open(0, h->path, O_RDONLY | O_DIRECTORY, 0);
-		return fd < 0 ? RP_FD_UNSET : fd;
+		return fd < 0 ? RP_FD_GONE : fd;
 	}
 	if (!strcmp(h->type, "chr") && h->path && sb__host_dev(h->path)) {
 		*fl |= RP_FL_EMUL_WRITE;
@@ -310,7 +310,8 @@ int sandbox__open_fds(struct rp_plan *p)
 		if (!pr->fd || !pr->fdfl)
 			return -ENOMEM;
 		for (uint32_t k = 0; k <= pr->nslot; k++)
-			atomic_init(&pr->fd[k], RP_FD_UNSET);
+			atomic_init(&pr->fd[k], k < pr->nslot && pr->slot_gone[k] ? RP_FD_GONE :
+										   RP_FD_UNSET);
 		for (uint32_t k = 0; k < pr->ninh; k++) {
 			const struct rp_inherit *h = &pr->inh[k];
 			uint8_t fl = 0;

@@ -185,13 +185,15 @@ struct rp_proc {
 	struct rp_inherit *inh;
 	uint32_t ninh;
 	int32_t *slot_fd;      /* fd slot -> the recorded fd number it is a generation of */
+	uint8_t *slot_gone;    /* fd slot made by a call the replay skips: RP_FD_GONE */
 	uint32_t nslot;
 	_Atomic int *fd;       /* fd slot -> replay fd, or an RP_FD_* value */
 	_Atomic uint8_t *fdfl; /* RP_FL_* per fd slot */
 };
 
-#define RP_FD_UNSET -1 /* never opened: calls on it are skipped */
+#define RP_FD_UNSET -1 /* not open (yet): a call on it fails with EBADF (fd__missing) */
 #define RP_FD_SINK -2  /* outside the sandbox (tty, pipe to the tracer): emulated */
+#define RP_FD_GONE -3  /* the call that made it was not replayed: calls on it are skipped */
 #define RP_FL_CLOEXEC 1u
 #define RP_FL_EMUL_WRITE 2u /* host device opened read-only: writes are emulated */
 /* O_DIRECT: log2 of the file's direct I/O offset alignment, less 8 (0: none) */

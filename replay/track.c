@@ -83,13 +83,19 @@ static int32_t slot__new(struct rp_plan *p, uint32_t pidx, int32_t rfd)
 	if (pr->nslot == t->cap) {
 		uint32_t cap = t->cap ? 2 * t->cap : 16;
 		int32_t *v = realloc(pr->slot_fd, cap * sizeof(*v));
+		uint8_t *g;
 
 		if (!v)
 			return -ENOMEM;
 		pr->slot_fd = v;
+		g = realloc(pr->slot_gone, cap);
+		if (!g)
+			return -ENOMEM;
+		pr->slot_gone = g;
 		t->cap = cap;
 	}
 	pr->slot_fd[pr->nslot] = rfd;
+	pr->slot_gone[pr->nslot] = 0;
 	t->cur[rfd] = pr->nslot + 1;
 	return pr->nslot++;
 }
@@ -232,9 +238,12 @@ static int track__made(struct rp_plan *p, const struct making *m)
 	s = slot__new(p, op->pidx, m->rfd);
 	if (s < 0)
 		return s;
-	/* calls the replay skips (epoll_create) keep an empty slot for their fd */
+	/* calls the replay skips (epoll_create) keep an empty slot for their
+	 * fd, and the calls on it are skipped too */
 	if (op->kind != RK_IGNORE && op->kind != RK_SKIP)
 		op->fd2 = s;
+	else
+		p->pr[op->pidx].slot_gone[s] = 1;
 	return 0;
 }
 
@@ -317,9 +326,13 @@ static int track__fork(struct rp_plan *p, struct rp_op *op)
 		return 0; /* a reused pid that already made fds of its own */
 	memcpy(to->cur, from->cur, TRACK_MAX_FD * sizeof(*to->cur));
 	pc->slot_fd = malloc((pf->nslot + 1) * sizeof(*pc->slot_fd));
-	if (!pc->slot_fd)
+	pc->slot_gone = malloc(pf->nslot + 1);
+	if (!pc->slot_fd || !pc->slot_gone)
 		return -ENOMEM;
-	memcpy(pc->slot_fd, pf->slot_fd, pf->nslot * sizeof(*pc->slot_fd));
+	if (pf->nslot) {
+		memcpy(pc->slot_fd, pf->slot_fd, pf->nslot * sizeof(*pc->slot_fd));
+		memcpy(pc->slot_gone, pf->slot_gone, pf->nslot);
+	}
 	pc->nslot = pf->nslot;
 	to->cap = pf->nslot + 1;
 	return 0;

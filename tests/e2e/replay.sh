@@ -538,6 +538,33 @@ test_fd_number_reused()
 	done
 }
 
+# A call on an fd that is not open yet fails and is counted; one on an fd
+# whose making the replay does not do is skipped.  Thread 11 preads the fd
+# thread 10 opens after a 20 ms sleep: causal waits for the open (its stage
+# dep), none does not and gets EBADF.  The epoll fd (epoll_create is not
+# replayed) and an fd from before the trace whose file is gone are skipped,
+# in every order.
+test_fd_not_open_yet()
+{
+	{
+		echo '{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":5},{"pid":10,"tid":11,"comm":"x","events":1}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[{"path":"/f","type":"file","size":4096}],"events":6}'
+		echo '{"type":"event","id":0,"pid":10,"tid":10,"call":"nanosleep","args":{"req":1,"rem":0},"ret":0,"ts":1000,"dur":20000000,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":1,"pid":10,"tid":10,"call":"openat","args":{"dirfd":"AT_FDCWD","pathname":"/f","flags":0,"mode":0},"ret":3,"ts":20002000,"dur":10,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":2,"pid":10,"tid":11,"call":"pread64","args":{"fd":{"fd":3,"path":"/f","type":"file"},"buf":1,"count":4096,"offset":0},"ret":4096,"ts":20003000,"dur":10,"compute_ns":0,"deps":[{"id":1,"kind":"stage"}]}'
+		echo '{"type":"event","id":3,"pid":10,"tid":10,"call":"epoll_create1","args":{"flags":524288},"ret":4,"ts":20004000,"dur":10,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":4,"pid":10,"tid":10,"call":"close","args":{"fd":{"fd":4,"type":"anon"}},"ret":0,"ts":20005000,"dur":10,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":5,"pid":10,"tid":10,"call":"read","args":{"fd":{"fd":7,"path":"/gone","type":"file"},"buf":1,"count":10},"ret":10,"ts":20006000,"dur":10,"compute_ns":0,"deps":[]}'
+	} >t.jsonl
+	replay t.jsonl root --natural
+	no_failures
+	eq "causal: the pread is replayed" "$(r '.calls.pread64.count')" 1
+	eq "causal: skipped, the read of a file that is gone" "$(r .skipped_total)" 1
+	replay t.jsonl root --natural --order none
+	eq "none: the pread before its open fails" "$(r .failed)" 1
+	eq "none: with EBADF" "$(jq -c '[.failures[] | .call, .got]' "$T/r.json")" '["pread64",-9]'
+	eq "none: skipped, the read of a file that is gone" "$(r .skipped_total)" 1
+}
+
 # --user: prepared as root, replayed as nobody; the root's files are
 # nobody's, the calls all succeed, and nothing of root's is left writable.
 test_user_drop()
