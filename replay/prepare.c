@@ -90,22 +90,41 @@ static int prep__clean_dir(const struct rp_plan *p, unsigned int k, int dfd, con
 	return err;
 }
 
-static int prep__fill(int fd, uint64_t from, uint64_t to)
+/*
+ * File data.  Never zero (some filesystems elide zero pages), and no two
+ * blocks alike: a storage stack that compresses or deduplicates (a VM's disk
+ * image, a thin volume, btrfs with compress=) stores a repeated block once
+ * and would serve the replay's reads faster than the application's, whose
+ * data the trace does not hold.  xorshift64, seeded by the file and the
+ * offset: a few GB/s, far faster than the writes.
+ */
+static void prep__data(uint64_t *chunk, size_t n, uint64_t seed)
 {
-	static char *chunk;
+	uint64_t x = (seed * 0x9e3779b97f4a7c15ull) | 1;
+
+	for (size_t i = 0; i < n / 8; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		chunk[i] = x;
+	}
+}
+
+static int prep__fill(int fd, uint64_t ino, uint64_t from, uint64_t to)
+{
+	static uint64_t *chunk;
 
 	if (!chunk) {
 		chunk = malloc(FILL_CHUNK);
 		if (!chunk)
 			return -ENOMEM;
-		/* never zero: some filesystems detect and elide zero pages */
-		for (uint32_t i = 0; i < FILL_CHUNK; i++)
-			chunk[i] = (char)((i * 131 + 7) | 1);
 	}
 	while (from < to) {
 		size_t n = to - from < FILL_CHUNK ? to - from : FILL_CHUNK;
-		ssize_t w = pwrite(fd, chunk, n, from);
+		ssize_t w;
 
+		prep__data(chunk, FILL_CHUNK, ino ^ (from * 0xff51afd7ed558ccdull));
+		w = pwrite(fd, chunk, n, from);
 		if (w <= 0)
 			return w < 0 ? -errno : -ENOSPC;
 		from += w;
@@ -132,9 +151,9 @@ static int prep__file(int pfd, const char *last, const struct rp_file *f)
 		if (ftruncate(fd, f->size))
 			err = -errno;
 	} else if ((uint64_t)st.st_blocks * 512 + 4096 < (uint64_t)st.st_size) {
-		err = prep__fill(fd, 0, f->size); /* sparse: a previous run was cut short */
+		err = prep__fill(fd, st.st_ino, 0, f->size); /* sparse: a run was cut short */
 	} else {
-		err = prep__fill(fd, st.st_size, f->size);
+		err = prep__fill(fd, st.st_ino, st.st_size, f->size);
 	}
 	if (!err && fsync(fd))
 		err = -errno;
