@@ -81,7 +81,8 @@ static bool peer_call(const struct analysis *an, uint32_t id)
 	switch (si->cls) {
 	case SC_SYNCH:
 		/* a sleep that ran its course was woken by its timer */
-		return !((sc->nr == SYS_nanosleep || sc->nr == SYS_clock_nanosleep) && sc->ret == 0);
+		return !((sc->nr == SYS_nanosleep || sc->nr == SYS_clock_nanosleep) &&
+			 sc->ret == 0);
 	case SC_SOCKET:
 	case SC_PROCESS:
 		return true;

@@ -230,7 +230,8 @@ static int64_t op__clone(struct rp_plan *p, const struct rp_op *op)
 
 		if (fd >= 0)
 			fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		fd__set(p, op->a[0], k, fd < 0 && fd != RP_FD_SINK && fd != RP_FD_GONE ? RP_FD_UNSET : fd, fl);
+		fd__set(p, op->a[0], k,
+			fd < 0 && fd != RP_FD_SINK && fd != RP_FD_GONE ? RP_FD_UNSET : fd, fl);
 	}
 	return op->ret;
 }

@@ -329,8 +329,8 @@ int sandbox__open_fds(struct rp_plan *p)
 		if (!pr->fd || !pr->fdfl)
 			return -ENOMEM;
 		for (uint32_t k = 0; k <= pr->nslot; k++)
-			atomic_init(&pr->fd[k], k < pr->nslot && pr->slot_gone[k] ? RP_FD_GONE :
-										   RP_FD_UNSET);
+			atomic_init(&pr->fd[k],
+				    k < pr->nslot && pr->slot_gone[k] ? RP_FD_GONE : RP_FD_UNSET);
 		for (uint32_t k = 0; k < pr->ninh; k++) {
 			const struct rp_inherit *h = &pr->inh[k];
 			uint8_t fl = 0;
