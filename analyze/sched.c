@@ -63,11 +63,10 @@ static int on_exit_rec(struct analysis *an, const struct an_side *s, const uint3
 /*
  * Whether a call deals with another thread rather than with the disk: a futex,
  * a poll, a socket or pipe, a process call, a sleep cut short (by a signal).
- * Only such a call can wake
- * another thread's, and only such a call is woken by another thread's.
- * sched_waking from an interrupt names whatever thread was current, so a disk
- * interrupt that lands while a thread exits or forks must not look like that
- * thread woke a pread.
+ * Only such a call wakes another thread's, and only such a call is woken by
+ * another thread's.  sched_waking from an interrupt names whatever thread was
+ * current, so a disk interrupt that lands while a thread exits or forks must
+ * not look like that thread woke a pread.
  */
 static bool peer_call(const struct analysis *an, uint32_t id)
 {

@@ -252,7 +252,7 @@ static uint32_t plan__rendezvous(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *w = &p->ops[i];
 
-		if (w->kind != RK_WAIT || w->a[0] < 0 || !wait_may_block(w) ||
+		if (w->kind != RK_WAIT || w->a[0] < 0 || !futex_may_block(w->a[0]) ||
 		    p->th[w->tidx].ops[0] == i || w->cut_target)
 			continue;
 		for (uint32_t k = 0; k < w->ndeps; k++) {
