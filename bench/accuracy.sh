@@ -247,7 +247,8 @@ replay_once() {
 # application, then each mode: this shared machine's storage speed drifts by
 # more than the errors being measured, and within a round it hits the
 # application and the replays alike (DESIGN §7: ratios taken in one run,
-# median of several runs).  Prints "T_app R_mode failed_mode ..."
+# median of several runs).  Prints "T_app R_mode failed_mode ...", then
+# "SE_mode ...": the standard error of each median (median_se).
 measure() {
 	local src=$1 dst=$2 name=$3 kind=$4 thr=$5 n=$6 dir=$TMP/mnt/$2/app-$3 i m t line
 	local -A tm
@@ -260,7 +261,7 @@ measure() {
 	wl_prep "$kind" "$dir" "$thr"
 	prepare "$TMP/$name-$src.jsonl" "$dst" || {
 		rm -rf "$dir"
-		echo "- $(printf -- '- - %.0s' "${MODES[@]}")"
+		echo "- $(printf -- '- - %.0s' "${MODES[@]}")$(printf -- '- %.0s' "${MODES[@]}")"
 		return 0
 	}
 	for ((i = 0; i < REPS; i++)); do
@@ -281,6 +282,10 @@ measure() {
 	for m in "${MODES[@]}"; do
 		# shellcheck disable=SC2086 # the ratios, one a word
 		line="$line $(printf '%s\n' ${tm[$m]} | median) $(cat "$TMP/failed-$m")"
+	done
+	for m in "${MODES[@]}"; do
+		# shellcheck disable=SC2086
+		line="$line $(printf '%s\n' ${tm[$m]} | median_se)"
 	done
 	echo "$line"
 }

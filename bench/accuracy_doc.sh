@@ -3,8 +3,9 @@
 # bench/accuracy_doc.sh: the sections and plots bench/accuracy.sh writes.
 # Sourced by it after the runs, with its variables set: rows (one line per
 # workload and pair: name src dst T_app, then "R failed" per mode in the
-# order of MODES, R the median of the rounds' T_replay / T_app), fails, the
-# replay-speed arrays, TMP, DOC and MODE.
+# order of MODES, R the median of the rounds' T_replay / T_app, then the
+# standard error of each R in the same order), fails, the replay-speed
+# arrays, TMP, DOC and MODE.
 
 # errs: "mode error%" for every measured cell of rows, error = |R - 1|
 errs() {
@@ -16,6 +17,16 @@ errs() {
 # mean_err MODE: mean error of MODE over the rows, in percent ("-" if none)
 mean_err() {
 	errs | awk -v m="$1" '$1 == m { s += $2; c++ } END { if (c) printf "%.1f", s / c; else print "-" }'
+}
+
+# noise_floor MODE: the mean error of MODE that rows without any bias would
+# show from the spread of their rounds alone, in percent: the mean of
+# E|N(0, SE)| = sqrt(2/pi) x SE over the rows ("-" if none)
+noise_floor() {
+	awk -v modes="${MODES[*]}" -v m="$1" 'BEGIN { n = split(modes, md, " ")
+			for (i = 1; i <= n; i++) if (md[i] == m) k = i - 1 }
+		$4 != "-" { se = $(5 + 2 * n + k); if (se != "-") { s += 100 * 0.7979 * se; c++ } }
+		END { if (c) printf "%.1f", s / c; else print "-" }' "$rows"
 }
 
 # errname N: "-ENOENT" for -2, N itself when it is not an errno
@@ -69,23 +80,28 @@ accuracy_tables() {
 		printf "| %s | %s | %s | %s", $1, $2, $3, ($4 == "-" ? "-" : sprintf("%.3f", $4))
 		for (i = 0; i < n; i++) {
 			r = $(5 + 2 * i)
+			se = $(5 + 2 * n + i)
 			if (r == "-" || $4 == "-") printf " | -"
-			else printf " | %+.1f%%", 100 * (r - 1)
+			else if (se == "" || se == "-") printf " | %+.1f%%", 100 * (r - 1)
+			else printf " | %+.1f%% ±%.1f", 100 * (r - 1), 100 * se
 		}
 		printf " |\n"
 	}' "$rows"
 	echo
 	echo "Mean error per mode, and the distribution of the errors above ([CDF](accuracy-cdf.png), as ARTC's Figure 7b):"
 	echo
-	echo "| mode | mean error | median error | failed calls (all rows) |"
-	echo "|---|---:|---:|---:|"
+	echo "| mode | mean error | median error | noise floor | failed calls (all rows) |"
+	echo "|---|---:|---:|---:|---:|"
 	local i m
 	for i in "${!MODES[@]}"; do
 		m=${MODES[$i]}
-		printf '| %s | %s%% | %s%% | %s |\n' "$m" "$(mean_err "$m")" \
+		printf '| %s | %s%% | %s%% | %s%% | %s |\n' "$m" "$(mean_err "$m")" \
 			"$(fmt 1 "$(errs | awk -v m="$m" '$1 == m { print $2 }' | median)")" \
+			"$(noise_floor "$m")" \
 			"$(awk -v c=$((6 + 2 * i)) '$c != "-" { s += $c } END { print s + 0 }' "$rows")"
 	done
+	echo
+	echo "A cell's ± is the standard error of its median, from the spread of the $REPS rounds (1.4826 x their median absolute deviation, times 1.2533 / sqrt($REPS)). The noise floor is the mean error the table would show from that spread alone if every replay were exact (sqrt(2/pi) x the standard error, averaged over the rows): below it, a lower mean error is noise; more rounds lower it."
 	echo
 	echo "![CDF of the replay error per mode](accuracy-cdf.png)"
 	echo

@@ -22,6 +22,20 @@ median() {
 		}'
 }
 
+# median_se: standard error of the median of the numbers on stdin, the
+# spread taken as 1.4826 x the median absolute deviation (one round in five
+# can swing by 45% here, and would swamp a standard deviation) and the
+# median's error as 1.2533 x spread / sqrt(n), as for a normal sample.
+# Prints "-" for fewer than two numbers.
+median_se() {
+	local v m
+	v=$(awk '/^-?[0-9.]+(e[-+]?[0-9]+)?$/')
+	m=$(median <<<"$v")
+	[ "$m" = - ] && { echo -; return; }
+	awk -v m="$m" '{ d = $1 - m; print d < 0 ? -d : d }' <<<"$v" | median |
+		awk -v n="$(wc -l <<<"$v")" '{ if (n < 2) print "-"; else print 1.2533 * 1.4826 * $1 / sqrt(n) }'
+}
+
 # fmt DECIMALS VALUE: round a number for the tables; "-" passes through.
 fmt() {
 	case $2 in
