@@ -82,7 +82,7 @@ accuracy_tables() {
 			r = $(5 + 2 * i)
 			se = $(5 + 2 * n + i)
 			if (r == "-" || $4 == "-") printf " | -"
-			else if (se == "" || se == "-") printf " | %+.1f%%", 100 * (r - 1)
+			else if (se == "-") printf " | %+.1f%%", 100 * (r - 1)
 			else printf " | %+.1f%% ±%.1f", 100 * (r - 1), 100 * se
 		}
 		printf " |\n"
