@@ -218,9 +218,11 @@ static void dep__set(_Atomic uint32_t *w, uint32_t st)
 }
 
 /* Waits for the op's deps; returns when the last of them ended (or, for a
- * start-only dep, started), on the replay clock. */
+ * start-only dep, started), on the replay clock.  The arrivals a broadcast
+ * wake counts (rdv_left) are not waited for here. */
 static uint64_t exec__wait_deps(struct rp_plan *p, const struct rp_op *op)
 {
+	uint32_t self = op - p->ops;
 	uint64_t last = 0;
 
 	for (uint32_t k = 0; k < op->ndeps; k++) {
@@ -228,6 +230,8 @@ static uint64_t exec__wait_deps(struct rp_plan *p, const struct rp_op *op)
 		const struct rp_op *dep = &p->ops[d & ~RP_DEP_START];
 		uint64_t t;
 
+		if (d & RP_DEP_START && dep->rdv_wake == self)
+			continue;
 		dep__wait((_Atomic uint32_t *)&dep->state, d & RP_DEP_START ? RS_STARTED : RS_DONE);
 		/* written before the state word was released */
 		if (!(d & RP_DEP_START))
@@ -370,6 +374,33 @@ static void exec__hold(struct rp_plan *p, struct rp_thread *t, const struct rp_o
 	}
 }
 
+/* A barrier's waiter arrives at time NOW: if it is the last, it releases
+ * the wake X on the waker's behalf (plan__rendezvous_counts). */
+static void rdv__arrive(struct rp_op *x, uint64_t now)
+{
+	if (atomic_fetch_sub_explicit(&x->rdv_left, 1, memory_order_acq_rel) != 1)
+		return;
+	x->t_issue = now;
+	x->t_end = now;
+	dep__set(&x->state, RS_DONE);
+}
+
+/* The thread of a broadcast wake that a later arrival released: it waits
+ * for that, as the application's early arriver slept in the barrier, and
+ * makes no call. */
+static void exec__released(struct rp_plan *p, struct rp_thread *t, struct rp_op *op,
+			   struct rp_clock *c, uint64_t spun)
+{
+	uint64_t now;
+
+	dep__wait(&op->state, RS_DONE);
+	now = exec__clock();
+	t->wait += now - (spun ? spun : c->end);
+	op->got = op->ret;
+	exec__account(p, t, op, true);
+	c->end = now;
+}
+
 static void exec__lag(struct rp_thread *t, const struct rp_op *op, uint64_t want)
 {
 	t->lag[t->nlag++] = op->t_issue > want ? op->t_issue - want : 0;
@@ -392,6 +423,8 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 	if (op->arrive_waited) {
 		op->t_arrive = exec__clock();
 		dep__set(&op->state, RS_STARTED);
+		if (op->rdv_wake != RP_NONE)
+			rdv__arrive(&p->ops[op->rdv_wake], op->t_arrive);
 	}
 	if (op->ndeps && ex.o->order != RO_SINGLE) {
 		uint64_t d = exec__wait_deps(p, op);
@@ -399,6 +432,11 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 		if (d > want)
 			want = d;
 		waited = true;
+	}
+	/* a broadcast wake that another thread reached the barrier after */
+	if (op->rdv_n && atomic_fetch_sub_explicit(&op->rdv_left, 1, memory_order_acq_rel) != 1) {
+		exec__released(p, t, op, c, spun);
+		return;
 	}
 	/* --afap: a call that waited for nothing is issued at the end of the
 	 * thread's previous one, give or take the bookkeeping: one clock read

@@ -134,8 +134,15 @@ struct rp_op {
 	 * reach it, before the wait's own deps (plan__rendezvous) */
 	bool arrive_waited;
 	bool cut_target; /* a held timer before it ends with its deps (plan__cuts) */
+	/* a barrier's wait: the wake whose count its arrival goes down, or
+	 * RP_NONE; a broadcast wake: how many waits count for it
+	 * (plan__rendezvous_counts) */
+	uint32_t rdv_wake, rdv_n;
 	/* run time */
 	_Alignas(64) _Atomic uint32_t state; /* RS_* */
+	/* a broadcast wake: arrivals still to come, its own thread's included;
+	 * the last one releases it */
+	_Atomic uint32_t rdv_left;
 	int64_t got;			     /* replay result */
 	uint64_t t_issue, t_end;	     /* replay clock, ns since the replay start */
 	uint64_t t_arrive;		     /* when its thread reached it, if arrive_waited */
@@ -318,6 +325,7 @@ enum rp_kind rp_kind__of(const char *call);
 /* sandbox.c: root 0 is --root, root k the k-th --dev-root. */
 int sandbox__open(const struct rp_opts *o, const struct rp_plan *p);
 int sandbox__prepare(const struct rp_plan *p);
+uint64_t sandbox__written(void); /* file data the preparation wrote, bytes */
 int sandbox__open_fds(struct rp_plan *p);
 void sandbox__close(void);
 int sb__open(unsigned int root, const char *path, int flags, int mode);

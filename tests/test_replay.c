@@ -411,6 +411,72 @@ static void test_replay__barrier_rendezvous(void)
 	plan__free(&p);
 }
 
+/*
+ * A barrier of four threads that a waiter reaches last: the recorded waker
+ * (thread 1) arrives at once, the waiters after 5, 10 and 20 ms of compute.
+ * The last arrival (thread 4) releases the wake on the waker's behalf, at
+ * its arrival, and goes on without sleeping, as the application's last
+ * arriver does; the waker's thread, asleep meanwhile, makes no call.  With
+ * the waker's compute at 30 ms it is last again and releases it itself.
+ */
+static void test_replay__barrier_last_arriver(void)
+{
+#define HDR4                                                                                    \
+	"{\"type\":\"header\",\"version\":1,\"events\":7,\"threads\":[{\"tid\":1,\"pid\":1}," \
+	"{\"tid\":2,\"pid\":1},{\"tid\":3,\"pid\":1},{\"tid\":4,\"pid\":1}],"                  \
+	"\"processes\":[{\"pid\":1,\"ppid\":0}],\"files\":[]}\n"
+#define WAITS                                                                   \
+	EV(0, 2, "brk", 100, 10, 0, "")                                               \
+	EV(1, 3, "brk", 110, 10, 0, "")                                               \
+	EV(2, 4, "brk", 120, 10, 0, "")                                               \
+	EV(3, 2, "futex", 200, 100, 5000000, "{\"id\":6,\"kind\":\"wakeup\"}")  \
+	EV(4, 3, "futex", 210, 100, 10000000, "{\"id\":6,\"kind\":\"wakeup\"}") \
+	EV(5, 4, "futex", 220, 100, 20000000, "{\"id\":6,\"kind\":\"wakeup\"}")
+	static const char early[] = HDR4 WAITS
+		"{\"type\":\"event\",\"id\":6,\"pid\":1,\"tid\":1,\"call\":\"futex\","
+		"\"args\":{\"uaddr\":4096,\"futex_op\":129,\"val\":2147483647},\"ret\":3,"
+		"\"ts\":300,\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n";
+	static const char late[] = HDR4 WAITS
+		"{\"type\":\"event\",\"id\":6,\"pid\":1,\"tid\":1,\"call\":\"futex\","
+		"\"args\":{\"uaddr\":4096,\"futex_op\":129,\"val\":2147483647},\"ret\":3,"
+		"\"ts\":300,\"dur\":5,\"compute_ns\":30000000,\"deps\":[]}\n";
+#undef WAITS
+#undef HDR4
+	struct rp_plan p;
+	struct rp_run r;
+
+	CU_ASSERT_FATAL(plan_of(&p, early, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[6].rdv_n, 3);
+	for (uint32_t i = 3; i < 6; i++) {
+		CU_ASSERT_TRUE(p.ops[i].arrive_waited);
+		CU_ASSERT_EQUAL(p.ops[i].rdv_wake, 6);
+	}
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT_FALSE(r.stalled);
+	for (uint32_t i = 0; i < 7; i++)
+		CU_ASSERT_EQUAL(p.ops[i].state & RS_MASK, RS_DONE);
+	/* released at the last arrival, by the thread that made it */
+	CU_ASSERT_EQUAL(p.ops[6].t_end, p.ops[5].t_arrive);
+	CU_ASSERT(p.ops[5].t_arrive >= p.ops[3].t_arrive && p.ops[5].t_arrive >= p.ops[4].t_arrive);
+	CU_ASSERT(p.ops[5].t_arrive + OVH_MAX_NS >= p.ops[2].t_end + 20000000);
+	for (uint32_t i = 3; i < 6; i++)
+		CU_ASSERT(p.ops[i].t_issue >= p.ops[6].t_end);
+	/* the waker's thread only waited */
+	CU_ASSERT(p.th[p.ops[6].tidx].wait + 5000000 >= 20000000);
+	free(r.lag);
+	plan__free(&p);
+
+	CU_ASSERT_FATAL(plan_of(&p, late, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[6].rdv_n, 3);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT(p.ops[6].t_issue + OVH_MAX_NS >= 30000000);
+	CU_ASSERT(p.ops[6].t_end > p.ops[5].t_arrive);
+	for (uint32_t i = 3; i < 6; i++)
+		CU_ASSERT(p.ops[i].t_issue >= p.ops[6].t_end);
+	free(r.lag);
+	plan__free(&p);
+}
+
 #define OPEN(id, tid, path, ret, ts, dur)                                                   \
 	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"openat\","    \
 	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":2,\"mode\":0},"  \
@@ -520,6 +586,7 @@ static CU_TestInfo tests[] = {
 	{ "order think", test_replay__order_think },
 	{ "a deadlocking dep is dropped", test_replay__deadlock_dropped },
 	{ "a barrier's wake waits for its waiters to arrive", test_replay__barrier_rendezvous },
+	{ "a barrier is released by its last arrival", test_replay__barrier_last_arriver },
 	{ "bad input refused", test_replay__bad_input },
 	{ "dep release under 16 threads", test_replay__release_under_many_threads },
 	{ "natural: compute is a lower bound", test_replay__natural_compute_lower_bound },
