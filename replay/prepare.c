@@ -24,6 +24,8 @@
 
 #define FILL_CHUNK (1u << 20)
 
+static uint64_t prep_written; /* file data written, bytes */
+
 /* Whether the entry st at f's path is f, in root k: directories are in every
  * root that needs them, files in their own. */
 static bool prep__keep(const struct rp_file *f, unsigned int k, const struct stat *st)
@@ -129,6 +131,7 @@ static int prep__fill(int fd, uint64_t ino, uint64_t from, uint64_t to)
 		if (w <= 0)
 			return w < 0 ? -errno : -ENOSPC;
 		from += w;
+		prep_written += w;
 	}
 	return 0;
 }
@@ -259,6 +262,11 @@ static void prep__devices(const struct rp_plan *p)
 	for (k = 0; k < nd; k++)
 		info("device %u:%u: %u files, %llu bytes, in %s", major(d[k].dev), minor(d[k].dev),
 		     d[k].n, (unsigned long long)d[k].bytes, sb_root_name[d[k].root]);
+}
+
+uint64_t sandbox__written(void)
+{
+	return prep_written;
 }
 
 int sandbox__prepare(const struct rp_plan *p)

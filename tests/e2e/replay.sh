@@ -495,6 +495,22 @@ test_sleeps_and_speed()
 	[ "$(r .wall_ns)" -lt 50000000 ] || fail "--afap took $(r .wall_ns) ns"
 }
 
+# A replay whose preparation went to storage starts 250 ms after it (the
+# application met its storage idle: blk-throttle's fresh slice, writeback);
+# one whose preparation stayed in the page cache starts at once.
+test_settle_after_preparation()
+{
+	{
+		echo '{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":1}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[{"path":"/f","type":"file","size":1048576}],"events":1}'
+		echo '{"type":"event","id":0,"pid":10,"tid":10,"call":"clock_nanosleep","args":{"clockid":1,"flags":0,"request":1,"remain":0},"ret":0,"ts":0,"dur":1000000,"compute_ns":0,"deps":[]}'
+	} >t.jsonl
+	"$IOTRACE" -v replay t.jsonl --root root --no-progress 2>"$T/err" || fail "replay exited $?"
+	err_has "the replay starts 250 ms after it"
+	sync
+	"$IOTRACE" -v replay t.jsonl --root root --no-progress 2>"$T/err" || fail "replay exited $?"
+	! grep -q "starts 250 ms after" "$T/err" || fail "a preparation in the page cache was waited out"
+}
+
 # Natural timing keeps the recorded duration of waits the trace cannot
 # explain (no traced waker: a server waiting for an outside client), from the
 # end of the thread's previous call; a wait with a dep is only its dep.
