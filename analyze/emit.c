@@ -224,7 +224,14 @@ static void put_arg(struct emit *e, uint32_t id, const struct sc_view *v,
 			     ct->wide[i] ? (int64_t)raw : (int64_t)(int32_t)raw);
 		return;
 	default:
-		jw__u64_memo(w, &e->num[NUM_ARG0 + i], raw);
+		/* a register holds anything in an argument the call ignores
+		 * (FUTEX_WAKE's uaddr2): above INT64_MAX it goes out as its
+		 * two's complement, which every JSON reader with 64-bit
+		 * integers takes (jansson refuses the unsigned number) */
+		if (raw > INT64_MAX)
+			jw__s64_memo(w, &e->num[NUM_ARG0 + i], (int64_t)raw);
+		else
+			jw__u64_memo(w, &e->num[NUM_ARG0 + i], raw);
 		return;
 	}
 }

@@ -741,6 +741,44 @@ static void event_compute(struct tb *b, uint64_t *out, size_t n, char src[][8])
 	free(text);
 }
 
+/*
+ * Every integer of the annotated trace fits in 64 signed bits: a FUTEX_WAKE
+ * whose unused uaddr2 register held 13055289812565568482 (db_bench) made a
+ * line our own replay refused.  It is written as its two's complement.
+ */
+static void test_analyze__args_fit_int64(void)
+{
+	const uint64_t junk = 13055289812565568482ull;
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	unsigned int events = 0;
+	struct tb b;
+	FILE *m;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_futex, .ts = 100, .dur = 10, .ret = 0,
+	   .a = { 0x1000, 129, 1, 0, junk, (uint64_t)-189972056 });
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	m = open_memstream(&text, &len);
+	CU_ASSERT_FATAL(m && analysis__write_jsonl(b.an, m) == 0);
+	fclose(m);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_t *e = json_loads(line, 0, NULL), *a;
+
+		CU_ASSERT_FATAL(e != NULL);
+		a = json_object_get(e, "args");
+		if (a) {
+			events++;
+			CU_ASSERT_EQUAL((uint64_t)json_integer_value(json_object_get(a, "uaddr2")), junk);
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(a, "uaddr")), 0x1000);
+		}
+		json_decref(e);
+	}
+	CU_ASSERT_EQUAL(events, 1);
+	free(text);
+	tb_free(&b);
+}
+
 /* The recording's compute floor comes off on-CPU compute, never below 0;
  * a wall gap (no scheduler data) is left as it is. */
 static void test_analyze__compute_floor(void)
@@ -789,6 +827,7 @@ static CU_TestInfo tests[] = {
 	{ "sort: stable, any span", test_analyze__sort_stable },
 	{ "enter order and its ties", test_analyze__enter_order },
 	{ "json writer: remembered numbers, escapes", test_analyze__jw_memo },
+	{ "annotated integers fit in 64 signed bits", test_analyze__args_fit_int64 },
 	CU_TEST_INFO_NULL,
 };
 
