@@ -254,9 +254,9 @@ replay_once() {
 
 # measure SRC DST WL KIND T N: T_app, the median of CREPS rounds, and for
 # every mode the median of the rounds' T_replay / T_app.  Each round runs the
-# application, then each mode (rounds past REPS causal only): this shared machine's storage speed drifts by
-# more than the errors being measured, and within a round it hits the
-# application and the replays alike (DESIGN §7: ratios taken in one run,
+# application, then each mode (rounds past REPS causal only): this shared
+# machine's storage speed drifts by more than the errors being measured, and
+# within a round it hits the application and the replays alike (DESIGN §7: ratios taken in one run,
 # median of several runs).  Prints "T_app R_mode failed_mode ...", then
 # "SE_mode ...": the standard error of each median (median_se).
 measure() {

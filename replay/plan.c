@@ -279,8 +279,8 @@ static uint32_t plan__rendezvous(struct rp_plan *p)
  * the wake's thread instead waited for each arrival, a wake that arrived
  * early slept until the last arrival woke it, and only then woke the
  * waiters: two wakeups in a row where the application has one, on every
- * barrier the recorded waker did not reach last (//TRACE's PseudoSync
- * recorded on xfs replayed 8-17% slow on ext4).  A wait in two wakes'
+ * barrier the recorded waker did not reach last.  (PseudoSync's lean on ext4
+ * and xfs did not move with this: docs/BENCHMARKS.md.)  A wait in two wakes'
  * rendezvous counts for the first; the second waits for it to be reached.
  */
 static void plan__rendezvous_counts(struct rp_plan *p)
