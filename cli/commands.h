@@ -4,7 +4,7 @@
 #ifndef IOTRACE_COMMANDS_H
 #define IOTRACE_COMMANDS_H
 
-#define EXIT_USAGE 2
+#include "cliopt.h"
 
 int cmd_record(int argc, char **argv);	/* loader/record.c */
 int cmd_info(int argc, char **argv);	/* cli/info.c */
