@@ -17,13 +17,32 @@ cache=${IOTRACE_CACHE:-/var/cache/iotrace}
 limit=${FRESH_TIMEOUT:-4200}
 suite=bookworm
 work=
+child=
 
 say() { printf 'fresh-check: [%4ds] %s\n' "$SECONDS" "$*" >&2; }
 die() { echo "iotrace: fresh-check: $*" >&2; exit 1; }
 
+# kill_rooted ROOT: what still runs in the chroot (a test's leftover daemon,
+# everything after an interrupt) is ended by its root directory, as schroot does.
+kill_rooted()
+{
+	local p n i
+	for ((i = 0; i < 10; i++)); do
+		n=0
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/root" 2>/dev/null)" = "$1" ] || continue
+			kill -KILL "${p#/proc/}" 2>/dev/null && n=$((n + 1))
+		done
+		[ $n -eq 0 ] && return
+		sleep 0.5
+	done
+}
+
 cleanup()
 {
 	[ -n "$work" ] || return 0
+	[ -z "$child" ] || kill -TERM "$child" 2>/dev/null
+	kill_rooted "$work/root"
 	# the namespace that held the mounts is gone: only plain files remain
 	if grep -qF " $work/" /proc/self/mounts; then
 		say "not removing $work: something is still mounted under it"
@@ -77,7 +96,7 @@ base()
 		die "debootstrap failed"
 	}
 	rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*_*
-	tar -C "$root" -cpf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
+	tar -C "$root" -cpf "$tarball.$$" . && mv "$tarball.$$" "$tarball"
 	say "cached the base as $tarball ($(du -m "$tarball" | cut -f1) MB)"
 }
 
@@ -115,6 +134,9 @@ main()
 	mirror=$(awk 'NR == 1 { print $2 }' <<<"$lines")
 	[ -n "$mirror" ] || die "no $suite entry in /etc/apt/sources.list*: which mirror to use?"
 	mkdir -p "$cache/debs/partial"
+	# one check at a time: they share the cache, and the machine's 2 CPUs
+	exec 9>"$cache/lock"
+	flock -n 9 || { say "waiting for another fresh-check to end"; flock 9; }
 	work=$(mktemp -d /var/tmp/iotrace-fresh.XXXXXX)
 	trap cleanup EXIT
 	trap 'exit 130' INT
@@ -132,16 +154,18 @@ main()
 	say "running make test and make demo in $root (CI=true, at most ${limit}s)"
 	export -f inside
 	export cache
-	local rc
-	set +e
+	local rc=0
 	timeout -k 30 "$limit" unshare --mount --propagation private \
-		bash -c 'inside "$1"' inside "$root" 2>&1 | tee "$work/log"
-	rc=${PIPESTATUS[0]}
-	set -e
+		bash -c 'inside "$1"' inside "$root" >"$work/log" 2>&1 &
+	child=$!
+	tail -n +1 -f --pid="$child" "$work/log" &
+	wait "$child" || rc=$?
+	child=
+	wait
 	[ "$rc" -ne 124 ] || say "timed out after ${limit}s"
 	cp "$work/log" "$cache/last.log" 2>/dev/null || true
 	say "exit $rc (log in $cache/last.log)"
 	return "$rc"
 }
 
-main "$@"
+main "$@"; exit
