@@ -3,7 +3,7 @@
 # scripts/fresh-check.sh: proves that `make deps` is all a fresh Debian 12 needs.
 # Builds a chroot of bookworm minbase with only make, gcc and git, clones the
 # committed checkout into it and runs `make test` and then `make demo` there
-# with CI=true.  Exit 0 when both pass, 1 when either fails.
+# with CI=true.  Exit 0 when both pass, non-zero when either fails.
 #
 # The chroot's base (debootstrap's output) and the packages deps.sh downloads
 # are cached in $IOTRACE_CACHE (default /var/cache/iotrace), outside the
@@ -101,7 +101,8 @@ base()
 }
 
 # inside ROOT: mount what the chroot needs and run the two commands there; runs
-# in a mount namespace of its own.  /sys/kernel/tracing is left to the tests.
+# in a mount namespace of its own.  tracefs is left to the tests, which mount
+# it where it is missing (scripts/mounts.sh); nothing needs a bpffs.
 inside()
 {
 	local root=$1
@@ -112,8 +113,8 @@ inside()
 	mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts"
 	mount -t tmpfs tmpfs "$root/dev/shm"
 	mount --bind "$cache/debs" "$root/var/cache/apt/archives"
-	exec chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root LANG=C.UTF-8 CI=true TERM=dumb bash -c '
+	exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 CI=true TERM=dumb \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin bash -c '
 		cd /iotrace
 		echo "== make test"; make test; t=$?
 		echo "== make demo"; make demo; d=$?

@@ -35,10 +35,12 @@ test_record_names_missing_mounts()
 {
 	need_bpf
 	expect_exit 1 unmount_and_record /sys
-	err_has "iotrace: /sys is not mounted (a chroot or container?): mount it with 'mount -t sysfs sysfs /sys'"
+	err_has "iotrace: /sys is not mounted (a chroot or container?): "
+	err_has "mount it with 'mount -t sysfs sysfs /sys'"
 	grep -q BTF "$T/err" && fail "blames BTF: $(cat "$T/err")"
 	expect_exit 1 unmount_and_record /proc
-	err_has "iotrace: /proc is not mounted (a chroot or container?): mount it with 'mount -t proc proc /proc'"
+	err_has "iotrace: /proc is not mounted (a chroot or container?): "
+	err_has "mount it with 'mount -t proc proc /proc'"
 }
 
 # The scripts mount what a chroot lacks, and say so.
@@ -88,8 +90,8 @@ complete_words()
 		COMP_WORDS=("$@")
 		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 		_iotrace
-		[ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"' sh "$IOTRACE_ROOT" "$IOTRACE" "$@" >"$T/c" ||
-		fail "completion of '$*' failed"
+		[ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"' \
+		sh "$IOTRACE_ROOT" "$IOTRACE" "$@" >"$T/c" || fail "completion of '$*' failed"
 }
 
 # has_all FILE WORD...: every WORD is a line of FILE
