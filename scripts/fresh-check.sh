@@ -18,6 +18,7 @@ limit=${FRESH_TIMEOUT:-4200}
 suite=bookworm
 work=
 child=
+tailer=
 
 say() { printf 'fresh-check: [%4ds] %s\n' "$SECONDS" "$*" >&2; }
 die() { echo "iotrace: fresh-check: $*" >&2; exit 1; }
@@ -33,7 +34,7 @@ kill_rooted()
 			[ "$(readlink "$p/root" 2>/dev/null)" = "$1" ] || continue
 			kill -KILL "${p#/proc/}" 2>/dev/null && n=$((n + 1))
 		done
-		[ $n -eq 0 ] && return
+		[ $n -eq 0 ] && return 0
 		sleep 0.5
 	done
 }
@@ -42,6 +43,7 @@ cleanup()
 {
 	[ -n "$work" ] || return 0
 	[ -z "$child" ] || kill -TERM "$child" 2>/dev/null
+	[ -z "$tailer" ] || kill "$tailer" 2>/dev/null
 	kill_rooted "$work/root"
 	# the namespace that held the mounts is gone: only plain files remain
 	if grep -qF " $work/" /proc/self/mounts; then
@@ -160,9 +162,11 @@ main()
 		bash -c 'inside "$1"' inside "$root" >"$work/log" 2>&1 &
 	child=$!
 	tail -n +1 -f --pid="$child" "$work/log" &
+	tailer=$!
 	wait "$child" || rc=$?
 	child=
-	wait
+	wait "$tailer"
+	tailer=
 	[ "$rc" -ne 124 ] || say "timed out after ${limit}s"
 	cp "$work/log" "$cache/last.log" 2>/dev/null || true
 	say "exit $rc (log in $cache/last.log)"
