@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze.h"
-#include "htab.h"
-#include "iotrace_abi.h"
+#include "analyze/analyze.h"
+#include "analyze/htab.h"
+#include "include/iotrace_abi.h"
 
 #define AN_NONE		UINT32_MAX	/* no event, no string, no thread */
 
@@ -169,7 +169,7 @@ uint64_t an__lost(const struct analysis *an);
 struct json_t;
 struct json_t *an__counters_json(const struct analysis *an);
 
-/* load.c */
+/* ingest.c */
 int an__load(struct analysis *an, const char *path, const void *buf, size_t len);
 /* state.c: fds, paths, files; stage, name and seq rules; resolved paths */
 int an__state(struct analysis *an);

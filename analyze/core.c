@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an.h"
-#include "log.h"
+#include "analyze/an.h"
+#include "lib/log.h"
 
 static const char *const rule_names[AN_RULE_NR] = {
 	[AN_RULE_PROCESS] = "process", [AN_RULE_WAKEUP] = "wakeup", [AN_RULE_DATA] = "data",

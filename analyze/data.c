@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "an.h"
-#include "record.h"
-#include "sort.h"
-#include "syscalls.h"
+#include "analyze/an.h"
+#include "lib/record.h"
+#include "analyze/sort.h"
+#include "lib/syscalls.h"
 
 #define FILE_SCAN_MAX	256	/* writes of one file looked back at per read */
 

@@ -12,10 +12,10 @@
 #include <sys/socket.h>
 #include <jansson.h>
 
-#include "an.h"
-#include "jw.h"
-#include "record.h"
-#include "syscalls.h"
+#include "analyze/an.h"
+#include "analyze/jw.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
 #define AN_FORMAT_VERSION	1
 

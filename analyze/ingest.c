@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an.h"
-#include "log.h"
-#include "record.h"
-#include "sort.h"
-#include "trace.h"
+#include "analyze/an.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "analyze/sort.h"
+#include "lib/trace.h"
 
 static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "state.h"
+#include "analyze/state.h"
 
 #define PATH_BUF	4096
 

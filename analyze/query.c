@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "an.h"
+#include "analyze/an.h"
 
 const char *analysis__read_error(const struct analysis *an)
 {

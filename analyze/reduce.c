@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an.h"
+#include "analyze/an.h"
 
 struct walk {
 	uint32_t nthr;

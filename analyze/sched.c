@@ -9,9 +9,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "an.h"
-#include "record.h"
-#include "syscalls.h"
+#include "analyze/an.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
 #define EVF_WOKEN	0x4	/* woken at least once by a traced thread's call */
 #define EVF_WOKEN_ANY	0x8	/* woken at least once */

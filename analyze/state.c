@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "record.h"
-#include "sort.h"
-#include "state.h"
-#include "syscalls.h"
+#include "lib/record.h"
+#include "analyze/sort.h"
+#include "analyze/state.h"
+#include "lib/syscalls.h"
 
 #define FD_LIMIT	(1 << 20)	/* fds above this are not tracked */
 #define CLOSE_RANGE_CLOEXEC_FLAG (1u << 2)

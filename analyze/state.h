@@ -7,7 +7,7 @@
 #ifndef IOTRACE_AN_STATE_H
 #define IOTRACE_AN_STATE_H
 
-#include "an.h"
+#include "analyze/an.h"
 
 struct res_user {
 	uint32_t tidx, ev;

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "an.h"
-#include "syscalls.h"
+#include "analyze/an.h"
+#include "lib/syscalls.h"
 
 #define TOP_FILES	10
 

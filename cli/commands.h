@@ -4,13 +4,13 @@
 #ifndef IOTRACE_COMMANDS_H
 #define IOTRACE_COMMANDS_H
 
-#include "cliopt.h"
+#include "lib/cliopt.h"
 
-int cmd_record(int argc, char **argv);	/* loader/record.c */
+int cmd_record(int argc, char **argv);	/* loader/cmd_record.c */
 int cmd_info(int argc, char **argv);	/* cli/info.c */
 int cmd_dump(int argc, char **argv);	/* cli/dump.c */
-int cmd_analyze(int argc, char **argv);	/* analyze/cmd.c */
-int cmd_replay(int argc, char **argv);	/* replay/cmd.c */
+int cmd_analyze(int argc, char **argv);	/* analyze/cmd_analyze.c */
+int cmd_replay(int argc, char **argv);	/* replay/cmd_replay.c */
 int cmd_export(int argc, char **argv);	/* analyze/export.c */
 
 #endif

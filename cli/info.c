@@ -6,12 +6,12 @@
 #include <sys/stat.h>
 #include <jansson.h>
 
-#include "commands.h"
-#include "idset.h"
-#include "log.h"
-#include "record.h"
-#include "syscalls.h"
-#include "trace.h"
+#include "cli/commands.h"
+#include "lib/idset.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
+#include "lib/trace.h"
 
 struct info {
 	uint64_t events;		/* records of kernel origin */

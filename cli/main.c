@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "log.h"
+#include "cli/commands.h"
+#include "lib/log.h"
 
 struct cmd {
 	const char *name;

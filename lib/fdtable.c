@@ -8,9 +8,9 @@
 
 #include <sys/syscall.h>
 
-#include "fdtable.h"
-#include "record.h"
-#include "syscalls.h"
+#include "lib/fdtable.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
 #define NBUCKETS	4096
 #define CWD_FD		(-1000)

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "idset.h"
+#include "lib/idset.h"
 
 static size_t probe(const uint32_t *key, size_t cap, uint32_t id)
 {

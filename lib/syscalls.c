@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "syscalls.h"
+#include "lib/syscalls.h"
 
 static const struct syscall_info table[] = {
 	{ "open", SYS_open, 3, SC_OPEN, { SA_PATH, SA_OFLAGS, SA_MODE },

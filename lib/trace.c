@@ -19,8 +19,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "log.h"
-#include "trace.h"
+#include "lib/log.h"
+#include "lib/trace.h"
 
 /*
  * zstd level of the blocks.  Negative levels trade ratio for speed; on the

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 
 #define TRACE_MAGIC		"IOTRACE\0"
 #define TRACE_BLOCK_MAGIC	0x424f4949u	/* "IIOB" little-endian */

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
+#include "replay/replay.h"
+#include "replay/rp_ops.h"
 
 static int64_t attr__on_fd(const struct rp_op *op, int fd, bool opath)
 {

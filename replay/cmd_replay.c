@@ -12,9 +12,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "log.h"
-#include "replay.h"
+#include "cli/commands.h"
+#include "lib/log.h"
+#include "replay/replay.h"
 
 static void replay__usage(FILE *f)
 {

@@ -25,9 +25,9 @@
 #include <x86intrin.h>
 #endif
 
-#include "log.h"
-#include "replay.h"
-#include "rp_exec.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/rp_exec.h"
 
 #define SPIN_NS 20000		/* spin on a dep this long before sleeping, CPUs to spare */
 #define SPIN_MIN 64		/* pause iterations before a futex in any case */

@@ -18,8 +18,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
+#include "replay/replay.h"
+#include "replay/rp_ops.h"
 
 int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
 {

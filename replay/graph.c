@@ -10,9 +10,9 @@
 #include <sys/mman.h>
 #include <string.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_plan.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/rp_plan.h"
 
 /* A rendezvous (plan__rendezvous): dep D waits for its op to be reached. */
 static bool dep_is_arrival(const struct rp_plan *p, uint32_t d)

@@ -13,8 +13,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
+#include "replay/replay.h"
+#include "replay/rp_ops.h"
 
 unsigned int net__loopback(struct sockaddr_storage *ss, int family, int port)
 {

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_event.h"
-#include "rp_track.h"
-#include "rp_plan.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/rp_event.h"
+#include "replay/rp_track.h"
+#include "replay/rp_plan.h"
 
 struct loader {
 	struct rp_plan *p;

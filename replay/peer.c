@@ -14,9 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_ops.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/rp_ops.h"
 
 #define PEER_LISTENER 1ull /* epoll data: (peer << 1) | PEER_LISTENER */
 #define PEER_STOP ~0ull

@@ -17,10 +17,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_plan.h"
-#include "rp_sandbox.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/rp_plan.h"
+#include "replay/rp_sandbox.h"
 
 #define FILL_CHUNK (1u << 20)
 

@@ -310,7 +310,7 @@ static inline const char *rp_opts__root(const struct rp_opts *o, unsigned int k)
 	return k ? o->devroot[k - 1].dir : o->root;
 }
 
-/* load.c: parse FILE into a raw plan; 0 or -errno (message already printed). */
+/* parse.c: parse FILE into a raw plan; 0 or -errno (message already printed). */
 /* Grows *V from N to CAP elements of SIZE bytes, cache-line aligned; 0 or -ENOMEM. */
 int rp__grow(void **v, size_t size, size_t n, size_t cap);
 int plan__load(struct rp_plan *p, const char *file);

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_exec.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/rp_exec.h"
 
 struct totals {
 	uint64_t issued, failed, shrt, emulated, skipped, touched, unmapped, dio_aligned;

@@ -4,7 +4,7 @@
 #define IOTRACE_RP_EVENT_H
 
 #include <jansson.h>
-#include "replay.h"
+#include "replay/replay.h"
 
 /* Fills op from the event object; NULL, or why the event is unusable.  Deps
  * are left as event ids for plan__compile to turn into op indexes. */

@@ -3,7 +3,7 @@
 #ifndef IOTRACE_RP_EXEC_H
 #define IOTRACE_RP_EXEC_H
 
-#include "replay.h"
+#include "replay/replay.h"
 
 #define RP_FAIL_SAMPLES 32
 

@@ -5,7 +5,7 @@
 
 #include <errno.h>
 
-#include "replay.h"
+#include "replay/replay.h"
 
 /* The replay fd of recorded fd RFD in op's process, or an RP_FD_* value. */
 int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t rfd);

@@ -3,7 +3,7 @@
 #ifndef IOTRACE_RP_PLAN_H
 #define IOTRACE_RP_PLAN_H
 
-#include "replay.h"
+#include "replay/replay.h"
 
 /* Cuts deps that would deadlock against thread order; returns how many. */
 uint32_t plan__break_cycles(struct rp_plan *p, bool only_arrive);
@@ -19,7 +19,7 @@ const struct rp_file *plan__file(const struct rp_plan *p, const char *path);
 /* The root PATH resolves in: its file's, or 0 (--root). */
 unsigned int plan__root_of(const struct rp_plan *p, const char *path);
 
-/* Collapses //, . and .. lexically, in place; "/" is the floor (load.c). */
+/* Collapses //, . and .. lexically, in place; "/" is the floor (parse.c). */
 void path__normalize(char *s);
 
 #endif

@@ -4,7 +4,7 @@
 #define IOTRACE_RP_TRACK_H
 
 #include <jansson.h>
-#include "replay.h"
+#include "replay/replay.h"
 
 /* Called for each op in trace order, right after event__compile. */
 int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev);

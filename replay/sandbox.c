@@ -20,10 +20,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_resolve.h"
-#include "rp_sandbox.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/rp_resolve.h"
+#include "replay/rp_sandbox.h"
 
 #define MARKER ".iotrace-replay"
 

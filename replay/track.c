@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
-#include "rp_event.h"
-#include "rp_track.h"
+#include "replay/replay.h"
+#include "replay/rp_event.h"
+#include "replay/rp_track.h"
 
 #define TRACK_MAX_FD 65536
 

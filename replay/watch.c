@@ -12,9 +12,9 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_exec.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/rp_exec.h"
 
 static uint32_t fail_ids[RP_FAIL_SAMPLES], short_ids[RP_FAIL_SAMPLES];
 static _Atomic uint32_t nfail, nshort;

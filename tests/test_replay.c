@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <CUnit/Basic.h>
 
-#include "replay.h"
-#include "rp_plan.h"
+#include "replay/replay.h"
+#include "replay/rp_plan.h"
 
 /* Writes lines to a temp file and loads and compiles it with opts. */
 static int plan_with(struct rp_plan *p, const char *text, const struct rp_opts *opts)
@@ -599,4 +599,4 @@ static CU_TestInfo tests[] = {
 };
 
 #define SUITE "replay"
-#include "cu_main.h"
+#include "tests/cu_main.h"
