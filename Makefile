@@ -143,7 +143,7 @@ bench-quick: deps
 # FUZZ_TIME seconds per target (default 60; the hardening bar is 600).
 FUZZ_TIME	?= 60
 FUZZ_FLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB	:= $(LIB_SRCS) $(filter-out analyze/cmd_analyze.c analyze/export.c,$(ANALYZE_SRCS))
+FUZZ_LIB	:= $(LIB_SRCS) $(ANALYZE_SRCS)
 FUZZ_SRCS	:= $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
@@ -154,7 +154,7 @@ $(BUILD)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(FUZZ_LIB) $(wildcard lib/*.h
 		-lzstd -lz -ljansson -lbpf
 
 $(BUILD)/fuzz/fuzz_annotated: tests/fuzz/fuzz_annotated.c $(LIB_SRCS) \
-		$(filter-out replay/cmd_replay.c,$(REPLAY_SRCS)) $(wildcard lib/*.h replay/*.h)
+		$(REPLAY_SRCS) $(wildcard lib/*.h replay/*.h)
 	$(Q)mkdir -p $(@D)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE $(filter %.c,$^) -o $@ \

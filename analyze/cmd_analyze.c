@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
-#include "cli/commands.h"
+#include "analyze/cmd_analyze.h"
+#include "lib/cliopt.h"
 #include "lib/log.h"
 
 #define OUT_BUF	(4u << 20)

@@ -15,8 +15,8 @@
 #include <sys/syscall.h>
 
 #include "analyze/an.h"
-#include "lib/record.h"
 #include "analyze/sort.h"
+#include "lib/record.h"
 #include "lib/syscalls.h"
 
 #define FILE_SCAN_MAX	256	/* writes of one file looked back at per read */

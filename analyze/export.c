@@ -12,8 +12,9 @@
 #include <string.h>
 
 #include "analyze/an.h"
-#include "cli/commands.h"
+#include "analyze/cmd_analyze.h"
 #include "analyze/jw.h"
+#include "lib/cliopt.h"
 #include "lib/log.h"
 #include "lib/syscalls.h"
 

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "analyze/an.h"
+#include "analyze/sort.h"
 #include "lib/log.h"
 #include "lib/record.h"
-#include "analyze/sort.h"
 #include "lib/trace.h"
 
 static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off)

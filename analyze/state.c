@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "lib/record.h"
 #include "analyze/sort.h"
 #include "analyze/state.h"
+#include "lib/record.h"
 #include "lib/syscalls.h"
 
 #define FD_LIMIT	(1 << 20)	/* fds above this are not tracked */

@@ -7,9 +7,10 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "cli/commands.h"
-#include "lib/fdtable.h"
+#include "cli/cmd_inspect.h"
 #include "cli/format.h"
+#include "lib/cliopt.h"
+#include "lib/fdtable.h"
 #include "lib/log.h"
 #include "lib/record.h"
 #include "lib/syscalls.h"

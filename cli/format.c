@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <linux/futex.h>
 
-#include "lib/fdtable.h"
 #include "cli/format.h"
+#include "lib/fdtable.h"
 #include "lib/record.h"
 #include "lib/syscalls.h"
 

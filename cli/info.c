@@ -6,7 +6,8 @@
 #include <sys/stat.h>
 #include <jansson.h>
 
-#include "cli/commands.h"
+#include "cli/cmd_inspect.h"
+#include "lib/cliopt.h"
 #include "lib/idset.h"
 #include "lib/log.h"
 #include "lib/record.h"

@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "loader/bpfsetup.h"
 #include "loader/calib.h"
-#include "lib/log.h"
 
 #define CALIB_CALLS	2000
 

@@ -19,15 +19,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/cliopt.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "lib/trace.h"
 #include "loader/bpfsetup.h"
 #include "loader/calib.h"
-#include "cli/commands.h"
-#include "lib/log.h"
+#include "loader/cmd_record.h"
 #include "loader/pidset.h"
 #include "loader/procsnap.h"
-#include "lib/record.h"
 #include "loader/spawn.h"
-#include "lib/trace.h"
 
 #define FLUSH_NS	1000000000ull	/* a killed recorder loses at most this much */
 #define POLL_MS		100

@@ -12,8 +12,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "lib/cliopt.h"
 #include "lib/log.h"
+#include "replay/cmd_replay.h"
 #include "replay/replay.h"
 
 static void replay__usage(FILE *f)

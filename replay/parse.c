@@ -14,8 +14,8 @@
 #include "lib/log.h"
 #include "replay/replay.h"
 #include "replay/rp_event.h"
-#include "replay/rp_track.h"
 #include "replay/rp_plan.h"
+#include "replay/rp_track.h"
 
 struct loader {
 	struct rp_plan *p;

@@ -16,8 +16,8 @@
 
 #include "analyze/analyze.h"
 #include "analyze/jw.h"
-#include "lib/record.h"
 #include "analyze/sort.h"
+#include "lib/record.h"
 #include "lib/trace.h"
 
 #define NO	UINT32_MAX
