@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analyze/analyze.h"
-#include "analyze/htab.h"
 #include "include/iotrace_abi.h"
+#include "lib/htab.h"
 
 #define AN_NONE		UINT32_MAX	/* no event, no string, no thread */
 

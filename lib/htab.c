@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/htab.h"
+#include "lib/htab.h"
 
 static size_t slot_of(uint64_t key, size_t cap)
 {

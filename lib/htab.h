@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Two small containers of analyze/: a map from 64-bit keys to 32-bit values
+ * Two small containers: a map from 64-bit keys to 32-bit values
  * (open addressing, grows by doubling) and a string interner built on it.
  */
 #ifndef IOTRACE_HTAB_H
