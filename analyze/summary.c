@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "analyze/an.h"
+#include "lib/stats.h"
 #include "lib/syscalls.h"
 
 #define TOP_FILES	10
@@ -20,13 +21,6 @@ struct file_stat {
 	uint64_t calls, bytes;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_file(const void *a, const void *b)
 {
 	const struct file_stat *x = a, *y = b;
@@ -38,7 +32,7 @@ static int cmp_file(const void *a, const void *b)
 
 static uint64_t pct(const struct call_stat *c, double p)
 {
-	return c->count ? c->dur[(size_t)(p * (c->count - 1))] : 0;
+	return stats__percentile(c->dur, c->count, p);
 }
 
 static int gather(const struct analysis *an, struct call_stat *cs, struct an_vec *files)
@@ -160,7 +154,7 @@ int analysis__write_summary(const struct analysis *an, FILE *f, bool json)
 
 	for (int nr = 0; !err && nr <= IOT_NR_MAX; nr++)
 		if (cs[nr].count)
-			qsort(cs[nr].dur, cs[nr].count, sizeof(uint64_t), cmp_u64);
+			stats__sort(cs[nr].dur, cs[nr].count);
 	if (!err) {
 		if (files.n)
 			qsort(files.v, files.n, sizeof(struct file_stat), cmp_file);

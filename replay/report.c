@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "lib/log.h"
+#include "lib/stats.h"
 #include "replay/replay.h"
 #include "replay/rp_exec.h"
 
@@ -17,27 +18,6 @@ struct totals {
 	uint64_t issued, failed, shrt, emulated, skipped, touched, unmapped, dio_aligned;
 	uint64_t busy_orig, busy_replay;
 };
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static uint64_t pct(const uint64_t *v, uint32_t n, double q)
-{
-	uint32_t i = (uint32_t)(q * n);
-
-	if (!n)
-		return 0;
-	if ((double)i < q * n)
-		i++;
-	if (i < 1)
-		i = 1;
-	return v[(i > n ? n : i) - 1];
-}
 
 static bool counted(const struct rp_op *op)
 {
@@ -87,10 +67,10 @@ static json_t *report__skipped(const struct rp_plan *p)
 
 static json_t *report__pcts(uint64_t *v, uint32_t n)
 {
-	if (n)
-		qsort(v, n, sizeof(*v), u64_cmp);
-	return json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)pct(v, n, 0.5), "p99",
-			 (json_int_t)pct(v, n, 0.99), "max", (json_int_t)(n ? v[n - 1] : 0));
+	stats__sort(v, n);
+	return json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)stats__percentile(v, n, 0.5),
+			 "p99", (json_int_t)stats__percentile(v, n, 0.99), "max",
+			 (json_int_t)(n ? v[n - 1] : 0));
 }
 
 /* Per call: latency percentiles in the trace and in the replay. */
@@ -283,9 +263,10 @@ void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *
 	     (unsigned long long)s.skipped, (unsigned long long)s.emulated);
 	report__list_skipped(p);
 	if (o->timing == RT_NATURAL && r->nlag) {
-		qsort(r->lag, r->nlag, sizeof(*r->lag), u64_cmp);
-		info("lag p50 %.1f us, p99 %.1f us, max %.1f us", pct(r->lag, r->nlag, 0.5) / 1e3,
-		     pct(r->lag, r->nlag, 0.99) / 1e3, r->lag[r->nlag - 1] / 1e3);
+		stats__sort(r->lag, r->nlag);
+		info("lag p50 %.1f us, p99 %.1f us, max %.1f us",
+		     stats__percentile(r->lag, r->nlag, 0.5) / 1e3,
+		     stats__percentile(r->lag, r->nlag, 0.99) / 1e3, r->lag[r->nlag - 1] / 1e3);
 	}
 	for (uint32_t i = 0; i < nf && i < 5; i++) {
 		const struct rp_op *op = &p->ops[ids[i]];
