@@ -215,7 +215,7 @@ static void targets_json(const struct info *in, json_t *out)
 	if (!v)
 		return;
 	for (size_t i = 0; i < in->targets.cap; i++)
-		if (in->targets.used[i] == 1)
+		if (in->targets.used[i])
 			v[n++] = in->targets.key[i];
 	stats__sort(v, n);
 	for (size_t i = 0; i < n; i++)

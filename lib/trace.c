@@ -441,11 +441,6 @@ uint32_t trace_reader__version(const struct trace_reader *r)
 	return r->version;
 }
 
-uint64_t trace_reader__blocks(const struct trace_reader *r)
-{
-	return r->blocks;
-}
-
 void trace_reader__free(struct trace_reader *r)
 {
 	if (!r)

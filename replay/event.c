@@ -148,13 +148,6 @@ static int64_t arg_int(json_t *args, const char *key, int64_t def)
 	return json_is_integer(v) ? json_integer_value(v) : def;
 }
 
-json_t *event__fd_obj(json_t *ev, const char *key)
-{
-	json_t *v = json_object_get(json_object_get(ev, "args"), key);
-
-	return json_is_object(v) ? v : NULL;
-}
-
 /* An fd argument: {"fd":N,...}, a bare number, or "AT_FDCWD". */
 static int32_t arg_fd(json_t *args, const char *key)
 {

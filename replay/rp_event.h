@@ -10,6 +10,5 @@
  * are left as event ids for plan__compile to turn into op indexes. */
 const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev);
 /* The fd object of argument KEY, for the inherited-fd table; NULL if none. */
-json_t *event__fd_obj(json_t *ev, const char *key);
 
 #endif
