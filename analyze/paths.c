@@ -12,37 +12,9 @@
 #include <sys/syscall.h>
 
 #include "analyze/state.h"
+#include "lib/path.h"
 
 #define PATH_BUF	4096
-
-/* Lexical normalisation of an absolute path in place: //, /./ and /../ go. */
-static void normalise(char *p)
-{
-	char *out = p, *in = p;
-
-	while (*in) {
-		while (*in == '/')
-			in++;
-		if (!*in)
-			break;
-		if (in[0] == '.' && (in[1] == '/' || !in[1])) {
-			in++;
-			continue;
-		}
-		if (in[0] == '.' && in[1] == '.' && (in[2] == '/' || !in[2])) {
-			while (out > p && *--out != '/')
-				;
-			in += 2;
-			continue;
-		}
-		*out++ = '/';
-		while (*in && *in != '/')
-			*out++ = *in++;
-	}
-	if (out == p)
-		*out++ = '/';
-	*out = '\0';
-}
 
 uint32_t path__resolve(struct analysis *an, uint32_t pid, int dirfd, const char *path)
 {
@@ -68,7 +40,7 @@ uint32_t path__resolve(struct analysis *an, uint32_t pid, int dirfd, const char 
 	} else {
 		snprintf(buf, sizeof(buf), "%s", path);
 	}
-	normalise(buf);
+	path__normalize(buf);
 	return strtab__intern(&an->strs, buf);
 }
 

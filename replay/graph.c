@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "lib/path.h"
 #include "replay/replay.h"
 #include "replay/rp_plan.h"
 
@@ -243,11 +244,6 @@ static bool strs__has(const struct strs *s, const char *str, size_t len)
 	return s->n && bsearch(&key, s->v, s->n, sizeof(*s->v), str__cmp);
 }
 
-static bool path_outside_fs(const char *s)
-{
-	return !strncmp(s, "/dev/", 5) || !strncmp(s, "/proc/", 6) || !strncmp(s, "/sys/", 5);
-}
-
 /* Ancestors of PATH up to the first one the trace itself creates. */
 static int plan__parents(struct strs *need, const struct strs *made, const char *orig)
 {
@@ -260,7 +256,7 @@ static int plan__parents(struct strs *need, const struct strs *made, const char 
 	strcpy(path, orig);
 	path__normalize(path);
 	s = strrchr(path, '/');
-	if (path_outside_fs(path))
+	if (path__outside_fs(path))
 		return 0;
 	for (; s > path && !err; s--) {
 		if (*s != '/')

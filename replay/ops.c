@@ -16,20 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/path.h"
 #include "replay/replay.h"
 #include "replay/rp_ops.h"
 
 bool op__is_io(enum rp_kind k)
 {
 	return k >= RK_OPEN && k != RK_CLONE && k != RK_EXEC;
-}
-
-/* Device, proc and sys paths are not in the sandbox; three harmless devices
- * are taken from the host, read-only. */
-static bool path_outside_fs(const char *s)
-{
-	return !strncmp(s, "/dev/", 5) || !strncmp(s, "/proc/", 6) || !strncmp(s, "/sys/", 5) ||
-	       !strcmp(s, "/dev") || !strcmp(s, "/proc") || !strcmp(s, "/sys");
 }
 
 /*
@@ -173,7 +166,8 @@ static int64_t op__path(struct rp_plan *p, struct rp_op *op)
 {
 	if (!op->path)
 		return RP_SKIPPED;
-	if (path_outside_fs(op->path) && !(op->kind == RK_OPEN && sb__host_dev(op->path)))
+	/* not in the sandbox, but for a few harmless devices taken from the host */
+	if (path__outside_fs(op->path) && !(op->kind == RK_OPEN && sb__host_dev(op->path)))
 		return RP_SKIPPED;
 	switch (op->kind) {
 	case RK_OPEN: return op__open(p, op);

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "lib/log.h"
+#include "lib/path.h"
 #include "replay/replay.h"
 #include "replay/rp_event.h"
 #include "replay/rp_plan.h"
@@ -131,37 +132,6 @@ static int load__procs(struct rp_plan *p, json_t *h)
 			p->pr[k].cwd = strdup(cwd);
 	}
 	return 0;
-}
-
-/* Lexical clean-up, "/" as the floor: the root's initial state is matched
- * by name against what is on disk when a root is reused. */
-void path__normalize(char *s)
-{
-	char *out = s, *in = s;
-
-	while (*in) {
-		char *end;
-		size_t n;
-
-		while (*in == '/')
-			in++;
-		end = strchrnul(in, '/');
-		n = end - in;
-		if (n == 1 && in[0] == '.') {
-			/* nothing */
-		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
-			while (out > s && *--out != '/')
-				;
-		} else if (n) {
-			*out++ = '/';
-			memmove(out, in, n);
-			out += n;
-		}
-		in = end;
-	}
-	if (out == s)
-		*out++ = '/';
-	*out = '\0';
 }
 
 static int load__file(struct rp_file *f, json_t *o)

@@ -19,7 +19,4 @@ const struct rp_file *plan__file(const struct rp_plan *p, const char *path);
 /* The root PATH resolves in: its file's, or 0 (--root). */
 unsigned int plan__root_of(const struct rp_plan *p, const char *path);
 
-/* Collapses //, . and .. lexically, in place; "/" is the floor (parse.c). */
-void path__normalize(char *s);
-
 #endif
