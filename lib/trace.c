@@ -23,10 +23,10 @@
 #include "lib/trace.h"
 
 /*
- * zstd level of the blocks.  Negative levels trade ratio for speed; on the
- * capture microbenchmark's trace -2 compresses in 70% of level 1's time to the
- * same size, on a find-and-cat trace (paths, opens, stats) in 87% of it to
- * 15% more bytes, both far under 32 bytes an event.
+ * zstd level of the blocks.  Negative levels trade ratio for speed: the
+ * recorder compresses while the traced service runs, so its CPU time counts
+ * more than the file's size, and at -2 a trace still stays well under the
+ * 32 bytes an event the format aims for (docs/BENCHMARKS.md has the figures).
  */
 #define TRACE_ZSTD_LVL	(-2)
 

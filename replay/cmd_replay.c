@@ -179,9 +179,9 @@ static uint64_t replay__read_bytes(void)
  * shows: it gives a group that has been idle for a while (its 100 ms slice
  * ran out) a fresh slice, whose first 100 ms of I/O may go at once, and a
  * group that just did I/O none.  The root check after a dropped page cache
- * reads a dozen metadata blocks in the replay's cgroup: every replay of 20000
- * reads at 5000 IOPS took 4.00 s, the application 3.93 s, and with this
- * pause 3.94 s.  It waits when the preparation read from storage or wrote
+ * reads a dozen metadata blocks in the replay's cgroup, which is enough to
+ * start a throttled replay without the slice the application had, and so
+ * slower than it.  It waits when the preparation read from storage or wrote
  * file data (its fsyncs write that in this cgroup); the metadata it changes
  * goes out through the journal, from no cgroup of ours.
  */

@@ -234,9 +234,9 @@ static bool futex_broadcast(const struct rp_op *op)
  * depend on the last arriver's wake; but the arrivals themselves are atomic
  * updates, not calls, so the wake depends on nothing, and in the replay the
  * last arriver runs on before the others have reached the barrier.  The
- * threads then drift out of the lockstep they kept (//TRACE's PseudoSync on
- * btrfs, where fdatasyncs that arrive together commit together, replayed 11%
- * slow).  So a broadcast wake waits for each wait it ended to be reached: a
+ * threads then drift out of the lockstep they kept, and where the file
+ * system commits fdatasyncs that arrive together in one go, the replay runs
+ * slow because they no longer arrive together.  So a broadcast wake waits for each wait it ended to be reached: a
  * start dep on the wait, which exec.c releases on arrival, before the wait's
  * own deps.  Only waits that blocked before the wake began, in another
  * thread, and not a thread's first op (its arrival precedes its gate), nor
@@ -279,8 +279,7 @@ static uint32_t plan__rendezvous(struct rp_plan *p)
  * the wake's thread instead waited for each arrival, a wake that arrived
  * early slept until the last arrival woke it, and only then woke the
  * waiters: two wakeups in a row where the application has one, on every
- * barrier the recorded waker did not reach last.  (PseudoSync's lean on ext4
- * and xfs did not move with this: docs/BENCHMARKS.md.)  A wait in two wakes'
+ * barrier the recorded waker did not reach last.  A wait in two wakes'
  * rendezvous counts for the first; the second waits for it to be reached.
  */
 static void plan__rendezvous_counts(struct rp_plan *p)
