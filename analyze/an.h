@@ -145,6 +145,7 @@ static inline struct an_thread *an__thread(const struct analysis *an, uint32_t t
 	return vec__at(&an->threads, tidx);
 }
 
+/* model.c: the lookups and the edge list every pass uses */
 /* Thread index of tid, or AN_NONE. */
 uint32_t an__tidx(const struct analysis *an, uint32_t tid);
 /* The process record of pid, created when new; NULL on ENOMEM. */
@@ -169,6 +170,7 @@ uint64_t an__lost(const struct analysis *an);
 struct json_t;
 struct json_t *an__counters_json(const struct analysis *an);
 
+/* The passes, in the order driver.c runs them; each uses the model above. */
 /* ingest.c */
 int an__load(struct analysis *an, const char *path, const void *buf, size_t len);
 /* state.c: fds, paths, files; stage, name and seq rules; resolved paths */

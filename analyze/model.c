@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The analysis object: construction, the passes in order, lookups. */
+/*
+ * The analysis model every pass shares: rule names, the vectors, lookups of
+ * threads, processes and calls, and the one way to add an edge.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/an.h"
-#include "lib/log.h"
 
 static const char *const rule_names[AN_RULE_NR] = {
 	[AN_RULE_PROCESS] = "process", [AN_RULE_WAKEUP] = "wakeup", [AN_RULE_DATA] = "data",
@@ -153,79 +155,4 @@ unsigned int an__file_type(const struct analysis *an, uint32_t path)
 	uint32_t idx = path == AN_NONE ? AN_NONE : htab__get(&an->file_idx, path);
 
 	return idx == AN_NONE ? IOT_FT_NONE : ((const struct an_file *)vec__at(&an->files, idx))->type;
-}
-
-static void init_vecs(struct analysis *an)
-{
-	an->threads.esz = sizeof(struct an_thread);
-	an->procs.esz = sizeof(struct an_proc);
-	an->side.esz = sizeof(struct an_side);
-	an->edges.esz = sizeof(struct an_edge);
-	an->deps.esz = sizeof(struct an_edge);
-	an->files.esz = sizeof(struct an_file);
-	an->snaps.esz = sizeof(uint64_t);
-	an->pages.esz = sizeof(struct an_page);
-}
-
-static int run(struct analysis *an, const char *path, const void *buf, size_t len)
-{
-	int err = an__load(an, path, buf, len);
-
-	if (!err)
-		err = an__state(an);
-	if (!err && an->opts.infer)
-		err = an__data(an);
-	if (!err && an->opts.infer)
-		err = an__sched(an);
-	if (!err)
-		err = an__reduce(an, an->opts.infer);
-	return err;
-}
-
-struct analysis *analysis__new(const char *path, const void *buf, size_t len,
-			       const struct an_opts *opts)
-{
-	struct analysis *an = calloc(1, sizeof(*an));
-	int err;
-
-	if (!an)
-		return NULL;
-	an->opts = *opts;
-	init_vecs(an);
-	err = run(an, path, buf, len);
-	if (err) {
-		if (err == -ENOMEM)
-			err("analyze: out of memory");
-		analysis__free(an);
-		errno = -err;
-		return NULL;
-	}
-	return an;
-}
-
-void analysis__free(struct analysis *an)
-{
-	if (!an)
-		return;
-	for (size_t i = 0; i < an->threads.n; i++) {
-		free(an__thread(an, i)->ev);
-		free(an__thread(an, i)->gap_ts);
-	}
-	vec__free(&an->threads);
-	vec__free(&an->procs);
-	vec__free(&an->side);
-	vec__free(&an->edges);
-	vec__free(&an->deps);
-	vec__free(&an->files);
-	vec__free(&an->snaps);
-	vec__free(&an->pages);
-	htab__free(&an->tid_idx);
-	htab__free(&an->pid_idx);
-	htab__free(&an->file_idx);
-	strtab__free(&an->strs);
-	free(an->dep_off);
-	free(an->evflags);
-	free(an->ev);
-	free(an->arena);
-	free(an);
 }

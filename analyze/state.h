@@ -59,7 +59,9 @@ struct an_state {
 	uint64_t last_ino;
 };
 
-/* state.c */
+#define FD_LIMIT	(1 << 20)	/* fds above this are not tracked */
+
+/* state_tables.c */
 struct st_proc *st__proc(struct analysis *an, uint32_t pid);
 struct fdslot *st__fd(struct st_proc *p, int fd, bool grow);
 uint32_t st__res_new(struct analysis *an, uint32_t creator);
