@@ -16,35 +16,6 @@
 #include "replay/replay.h"
 #include "replay/rp_ops.h"
 
-unsigned int net__loopback(struct sockaddr_storage *ss, int family, int port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_addr = in6addr_loopback;
-		a->sin6_port = htons(port);
-		return sizeof(*a);
-	}
-	((struct sockaddr_in *)ss)->sin_family = AF_INET;
-	((struct sockaddr_in *)ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	((struct sockaddr_in *)ss)->sin_port = htons(port);
-	return sizeof(struct sockaddr_in);
-}
-
-int net__port(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len))
-		return -errno;
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-}
-
 static int sock_family(int fd)
 {
 	struct sockaddr_storage ss;
