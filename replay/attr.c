@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "replay/replay.h"
-#include "replay/rp_ops.h"
+#include "replay/run.h"
 
 static int64_t attr__on_fd(const struct rp_op *op, int fd, bool opath)
 {

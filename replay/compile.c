@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "replay/graph.h"
 #include "replay/replay.h"
-#include "replay/rp_plan.h"
 
 static uint32_t plan__index_of(const struct rp_plan *p, uint32_t id)
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "replay/load.h"
 #include "replay/replay.h"
-#include "replay/rp_event.h"
 
 struct kind_name {
 	const char *name;

@@ -27,7 +27,7 @@
 
 #include "lib/log.h"
 #include "replay/replay.h"
-#include "replay/rp_exec.h"
+#include "replay/run.h"
 
 #define SPIN_NS 20000		/* spin on a dep this long before sleeping, CPUs to spare */
 #define SPIN_MIN 64		/* pause iterations before a futex in any case */

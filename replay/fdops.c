@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "replay/replay.h"
-#include "replay/rp_ops.h"
+#include "replay/run.h"
 
 int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
 {

@@ -12,8 +12,8 @@
 
 #include "lib/log.h"
 #include "lib/path.h"
+#include "replay/graph.h"
 #include "replay/replay.h"
-#include "replay/rp_plan.h"
 
 /* A rendezvous (plan__rendezvous): dep D waits for its op to be reached. */
 static bool dep_is_arrival(const struct rp_plan *p, uint32_t d)

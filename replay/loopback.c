@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 
 #include "replay/replay.h"
-#include "replay/rp_ops.h"
+#include "replay/run.h"
 
 unsigned int net__loopback(struct sockaddr_storage *ss, int family, int port)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "replay/replay.h"
-#include "replay/rp_ops.h"
+#include "replay/run.h"
 
 struct sock_ref {
 	uint32_t pidx;

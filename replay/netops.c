@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "replay/replay.h"
-#include "replay/rp_ops.h"
+#include "replay/run.h"
 
 static int sock_family(int fd)
 {

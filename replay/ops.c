@@ -18,7 +18,7 @@
 
 #include "lib/path.h"
 #include "replay/replay.h"
-#include "replay/rp_ops.h"
+#include "replay/run.h"
 
 bool op__is_io(enum rp_kind k)
 {

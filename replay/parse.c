@@ -13,10 +13,8 @@
 
 #include "lib/log.h"
 #include "lib/path.h"
+#include "replay/load.h"
 #include "replay/replay.h"
-#include "replay/rp_event.h"
-#include "replay/rp_plan.h"
-#include "replay/rp_track.h"
 
 struct loader {
 	struct rp_plan *p;

@@ -16,7 +16,7 @@
 
 #include "lib/log.h"
 #include "replay/replay.h"
-#include "replay/rp_ops.h"
+#include "replay/run.h"
 
 #define PEER_LISTENER 1ull /* epoll data: (peer << 1) | PEER_LISTENER */
 #define PEER_STOP ~0ull

@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "replay/graph.h"
 #include "replay/replay.h"
-#include "replay/rp_plan.h"
-#include "replay/rp_sandbox.h"
+#include "replay/run.h"
 
 #define FILL_CHUNK (1u << 20)
 

@@ -310,17 +310,19 @@ static inline const char *rp_opts__root(const struct rp_opts *o, unsigned int k)
 	return k ? o->devroot[k - 1].dir : o->root;
 }
 
-/* parse.c: parse FILE into a raw plan; 0 or -errno (message already printed). */
+/* plan.c: the plan's tables, grown while the trace is read, freed whole. */
 /* Grows *V from N to CAP elements of SIZE bytes, cache-line aligned; 0 or -ENOMEM. */
 int rp__grow(void **v, size_t size, size_t n, size_t cap);
-int plan__load(struct rp_plan *p, const char *file);
-/* plan.c: resolve fds, deps and sizes for the chosen order. */
-int plan__compile(struct rp_plan *p, const struct rp_opts *o);
-void plan__free(struct rp_plan *p);
 uint32_t plan__call_idx(struct rp_plan *p, const char *name);
 struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid);
 uint32_t plan__proc(struct rp_plan *p, int32_t pid);
+void plan__free(struct rp_plan *p);
+/* parse.c: parse FILE into a raw plan; 0 or -errno (message already printed). */
+int plan__load(struct rp_plan *p, const char *file);
+/* event.c */
 enum rp_kind rp_kind__of(const char *call);
+/* compile.c: resolve fds, deps and sizes for the chosen order. */
+int plan__compile(struct rp_plan *p, const struct rp_opts *o);
 
 /* sandbox.c: root 0 is --root, root k the k-th --dev-root. */
 int sandbox__open(const struct rp_opts *o, const struct rp_plan *p);

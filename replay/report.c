@@ -12,7 +12,7 @@
 #include "lib/log.h"
 #include "lib/stats.h"
 #include "replay/replay.h"
-#include "replay/rp_exec.h"
+#include "replay/run.h"
 
 struct totals {
 	uint64_t issued, failed, shrt, emulated, skipped, touched, unmapped, dio_aligned;

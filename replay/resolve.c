@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "replay/rp_resolve.h"
+#include "replay/resolve.h"
 
 #define MAX_LINKS	40	/* as the kernel's ELOOP limit */
 #define MAX_DEPTH	256	/* directories held open on the way down */

@@ -22,8 +22,8 @@
 
 #include "lib/log.h"
 #include "replay/replay.h"
-#include "replay/rp_resolve.h"
-#include "replay/rp_sandbox.h"
+#include "replay/resolve.h"
+#include "replay/run.h"
 
 #define MARKER ".iotrace-replay"
 

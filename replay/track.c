@@ -21,9 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/load.h"
 #include "replay/replay.h"
-#include "replay/rp_event.h"
-#include "replay/rp_track.h"
 
 #define TRACK_MAX_FD 65536
 

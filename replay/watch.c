@@ -14,7 +14,7 @@
 
 #include "lib/log.h"
 #include "replay/replay.h"
-#include "replay/rp_exec.h"
+#include "replay/run.h"
 
 static uint32_t fail_ids[RP_FAIL_SAMPLES], short_ids[RP_FAIL_SAMPLES];
 static _Atomic uint32_t nfail, nshort;

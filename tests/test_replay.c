@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <CUnit/Basic.h>
 
+#include "replay/graph.h"
 #include "replay/replay.h"
-#include "replay/rp_plan.h"
 
 /* Writes lines to a temp file and loads and compiles it with opts. */
 static int plan_with(struct rp_plan *p, const char *text, const struct rp_opts *opts)

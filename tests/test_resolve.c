@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <CUnit/Basic.h>
 
-#include "replay/rp_resolve.h"
+#include "replay/resolve.h"
 
 static char top[64];	/* holds root/ and the outside file */
 static int root_fd = -1;

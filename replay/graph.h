@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Whole-trace plan passes (graph.c), run by plan__compile. */
-#ifndef IOTRACE_RP_PLAN_H
-#define IOTRACE_RP_PLAN_H
+/* Whole-trace plan passes (graph.c), run by compile.c. */
+#ifndef IOTRACE_REPLAY_GRAPH_H
+#define IOTRACE_REPLAY_GRAPH_H
 
 #include "replay/replay.h"
 
