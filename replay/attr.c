@@ -43,7 +43,7 @@ int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul)
 		return fd < 0 ? fd__missing(op, fd) : attr__on_fd(op, fd, false);
 	}
 	/* a symlink's own mode cannot change: lchmod-style calls fail as on Linux */
-	fd = sb__open(op->root, op->path, O_PATH | (op->a[3] ? O_NOFOLLOW : 0), 0);
+	fd = sandbox__open_in(op->root, op->path, O_PATH | (op->a[3] ? O_NOFOLLOW : 0), 0);
 	if (fd < 0)
 		return fd;
 	r = attr__on_fd(op, fd, true);

@@ -193,18 +193,18 @@ static int replay__prepare(struct rp_plan *p, const struct rp_opts *o)
 	int err = sandbox__open(o, p);
 
 	if (!err)
-		err = sandbox__prepare(p);
+		err = prepare__root(p);
 	if (!err && !o->prepare_only)
-		err = sandbox__open_fds(p);
+		err = prepare__open_fds(p);
 	if (!err && !o->prepare_only && (err = net__open_inherited(p)))
 		err("replay: cannot listen on loopback for a listener from before the trace: %s",
 		    strerror(-err));
 	if (!err && !o->prepare_only)
 		err = peer__setup(p);
-	if (!err && !o->prepare_only && ((rd = replay__read_bytes() - rd0) || sandbox__written())) {
+	if (!err && !o->prepare_only && ((rd = replay__read_bytes() - rd0) || prepare__written())) {
 		dbg("the preparation read %llu bytes from storage and wrote %llu of file data: "
 		    "the replay starts %u ms after it",
-		    (unsigned long long)rd, (unsigned long long)sandbox__written(),
+		    (unsigned long long)rd, (unsigned long long)prepare__written(),
 		    SETTLE_US / 1000);
 		usleep(SETTLE_US);
 	}
@@ -301,7 +301,7 @@ int cmd_replay(int argc, char **argv)
 	err = replay__opts(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : (err("replay: see 'iotrace replay --help'"), EXIT_USAGE);
-	if (plan__load(&p, o.file) || plan__compile(&p, &o))
+	if (parse__file(&p, o.file) || compile__plan(&p, &o))
 		goto out;
 	if (replay__prepare(&p, &o))
 		goto out;

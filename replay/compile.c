@@ -273,7 +273,7 @@ static uint32_t plan__rendezvous(struct rp_plan *p)
 /*
  * Who releases a barrier: the last thread to reach it, as in the
  * application, whichever thread made the recorded wake.  Each wait a wake's
- * rendezvous kept (plan__break_cycles may have cut some) counts the wake's
+ * rendezvous kept (graph__break_cycles may have cut some) counts the wake's
  * rdv_left down on arrival, and so does the wake's own thread once its other
  * deps are done; whoever brings it to zero releases the wake (exec.c).  When
  * the wake's thread instead waited for each arrival, a wake that arrived
@@ -353,7 +353,7 @@ static void plan__single_nonblock(struct rp_plan *p)
 		p->ops[i].nonblock = true;
 }
 
-int plan__compile(struct rp_plan *p, const struct rp_opts *o)
+int compile__plan(struct rp_plan *p, const struct rp_opts *o)
 {
 	uint32_t dropped = plan__resolve_deps(p), broken, rdv;
 	int err;
@@ -367,23 +367,23 @@ int plan__compile(struct rp_plan *p, const struct rp_opts *o)
 	if (!err)
 		err = plan__order(p, o->order);
 	if (!err)
-		err = plan__mmaps(p);
+		err = graph__mmaps(p);
 	if (!err)
-		err = plan__expect_dirs(p);
+		err = graph__expect_dirs(p);
 	if (!err)
-		plan__roots(p, o);
+		graph__roots(p, o);
 	if (!err)
-		err = plan__net(p);
+		err = net__plan(p);
 	if (err)
 		return err;
-	broken = plan__break_cycles(p, false);
+	broken = graph__break_cycles(p, false);
 	if (broken)
 		warn("%u deps would deadlock with thread order: dropped", broken);
 	plan__cuts(p, o->order);
 	/* on an acyclic graph: a cycle now closes through a rendezvous, and
 	 * only those are cut */
 	if (o->order == RO_CAUSAL && (rdv = plan__rendezvous(p))) {
-		broken = plan__break_cycles(p, true);
+		broken = graph__break_cycles(p, true);
 		dbg("%u barrier rendezvous, %u of them dropped: they would deadlock", rdv, broken);
 	}
 	plan__rendezvous_counts(p);

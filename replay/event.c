@@ -488,7 +488,7 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	}
 }
 
-/* Recorded deps are kept as ids here; plan__compile turns them into indexes. */
+/* Recorded deps are kept as ids here; compile__plan turns them into indexes. */
 static const char *ev__deps(struct rp_op *op, json_t *ev)
 {
 	json_t *d = json_object_get(ev, "deps"), *o;
@@ -561,7 +561,7 @@ static const char *ev__pages(struct rp_op *op, json_t *ev)
 	return NULL;
 }
 
-/* The (dev, ino) of a file mmap, for plan__mmaps() to match touches. */
+/* The (dev, ino) of a file mmap, for graph__mmaps() to match touches. */
 static const char *ev__mapfile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 {
 	json_t *fd = json_object_get(json_object_get(ev, "args"), "fd");

@@ -41,7 +41,7 @@ static struct exec {
 	struct rp_plan *p;
 	const struct rp_opts *o;
 	uint64_t t0;	  /* replay start, exec__clock() */
-	uint64_t ns0;	  /* replay start, rp__now() */
+	uint64_t ns0;	  /* replay start, exec__now() */
 	double tick_ns;	  /* ns per exec__clock() tick */
 	bool tsc;	  /* exec__clock() reads the TSC */
 	uint64_t ovh0;	  /* replayer's cost from a compute spin to the issue, first guess */
@@ -65,7 +65,7 @@ struct rp_clock {
 	uint64_t oversleep; /* how late timed sleeps wake: wake this early, then spin */
 };
 
-uint64_t rp__now(void)
+uint64_t exec__now(void)
 {
 	struct timespec ts;
 
@@ -78,7 +78,7 @@ uint64_t rp__now(void)
  * a call: there it is the TSC, where the kernel keeps its own time with the
  * TSC, at under half the cost of clock_gettime (a tenth of the per-call
  * overhead on cached preads); exec__run turns ticks into ns against
- * rp__now() read at the start and the end of the replay.
+ * exec__now() read at the start and the end of the replay.
  */
 static inline uint64_t exec__clock(void)
 {
@@ -86,7 +86,7 @@ static inline uint64_t exec__clock(void)
 	if (ex.tsc)
 		return __rdtsc();
 #endif
-	return rp__now();
+	return exec__now();
 }
 
 /* A duration or a time since ex.t0, in exec__clock() ticks, in ns. */
@@ -125,7 +125,7 @@ static uint64_t spin_until(uint64_t t)
 {
 	uint64_t now;
 
-	while ((now = rp__now()) < t)
+	while ((now = exec__now()) < t)
 		cpu_relax();
 	return now;
 }
@@ -143,9 +143,9 @@ static uint64_t spin_until(uint64_t t)
  */
 static uint64_t spin_oncpu(uint64_t t, uint64_t *off)
 {
-	uint64_t prev = rp__now(), now;
+	uint64_t prev = exec__now(), now;
 
-	while ((now = rp__now()) < t) {
+	while ((now = exec__now()) < t) {
 		if (now - prev > OFFCPU_GAP_NS) {
 			t += now - prev;
 			*off += now - prev;
@@ -164,8 +164,8 @@ static bool dep__may_spin(uint64_t *spin_end)
 	if (!ex.spin_ns)
 		return false;
 	if (!*spin_end)
-		*spin_end = rp__now() + ex.spin_ns;
-	return rp__now() < *spin_end;
+		*spin_end = exec__now() + ex.spin_ns;
+	return exec__now() < *spin_end;
 }
 
 /* Waits until the word reaches NEED (RS_STARTED or RS_DONE). */
@@ -199,11 +199,11 @@ static bool dep__wait_until(_Atomic uint32_t *w, uint32_t need, uint64_t until)
 		v = atomic_load_explicit(w, memory_order_acquire);
 		if ((v & RS_MASK) >= need)
 			return true;
-		if (rp__now() >= until)
+		if (exec__now() >= until)
 			return false;
 		if (!(v & RS_WAITERS) && !atomic_compare_exchange_weak(w, &v, v | RS_WAITERS))
 			continue;
-		/* an absolute CLOCK_MONOTONIC timeout, as rp__now() */
+		/* an absolute CLOCK_MONOTONIC timeout, as exec__now() */
 		syscall(SYS_futex, w, FUTEX_WAIT_BITSET_PRIVATE, v | RS_WAITERS, &ts, NULL,
 			FUTEX_BITSET_MATCH_ANY);
 	}
@@ -255,7 +255,7 @@ static void sleep_until(uint64_t t)
  * so the spin stays short and the call after it is not late. */
 static uint64_t exec__wait_until(struct rp_clock *c, uint64_t t)
 {
-	uint64_t now = rp__now(), aim, late;
+	uint64_t now = exec__now(), aim, late;
 	bool long_wait = t > now + PACING_NS;
 
 	if (t <= now)
@@ -265,7 +265,7 @@ static uint64_t exec__wait_until(struct rp_clock *c, uint64_t t)
 	if (t > now + c->oversleep + 10000) {
 		aim = t - c->oversleep;
 		sleep_until(aim);
-		now = rp__now();
+		now = exec__now();
 		late = now > aim ? now - aim : 0;
 		if (late > OVERSLEEP_MAX)
 			late = OVERSLEEP_MAX;
@@ -348,7 +348,7 @@ static uint64_t exec__hold_cut(struct rp_plan *p, const struct rp_op *cut, uint6
 			break;
 	}
 	atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
-	return rp__now();
+	return exec__now();
 }
 
 /* The call's own time, in natural timing: a timed sleep, and a wait the
@@ -361,7 +361,7 @@ static void exec__hold(struct rp_plan *p, struct rp_thread *t, const struct rp_o
 
 	if (op->kind != RK_SLEEP && !op->hold)
 		return;
-	start = rp__now();
+	start = exec__now();
 	if (until > start) {
 		uint64_t now = op->kind == RK_WAIT && op->a[3] >= 0 ?
 				       exec__hold_cut(p, &p->ops[op->a[3]], until) :
@@ -397,7 +397,7 @@ static void exec__released(struct rp_plan *p, struct rp_thread *t, struct rp_op 
 	now = exec__clock();
 	t->wait += now - (spun ? spun : c->end);
 	op->got = op->ret;
-	exec__account(p, t, op, true);
+	watch__account(p, t, op, true);
 	c->end = now;
 }
 
@@ -462,7 +462,7 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 		atomic_store_explicit(&op->state, RS_DONE, memory_order_relaxed);
 	atomic_store_explicit(&t->incall, 0, memory_order_relaxed);
 	t->busy += t1 - op->t_issue;
-	exec__account(p, t, op, emul);
+	watch__account(p, t, op, emul);
 	if (ex.natural && op__is_io(op->kind) && op->got != RP_SKIPPED)
 		exec__lag(t, op, want);
 	c->end = t1;
@@ -564,7 +564,7 @@ static uint64_t exec__calibrate(void)
 	uint64_t best = UINT64_MAX;
 
 	for (int i = 0; i < 1000; i++) {
-		uint64_t a = rp__now(), b = rp__now();
+		uint64_t a = exec__now(), b = exec__now();
 
 		if (b - a < best)
 			best = b - a;
@@ -605,7 +605,7 @@ static int exec__buffers(struct rp_plan *p, uint64_t *lag)
  * the whole replay, a few ns of error between the reads do not matter. */
 static void exec__tick_rate(void)
 {
-	uint64_t ns = rp__now(), ticks = exec__clock();
+	uint64_t ns = exec__now(), ticks = exec__clock();
 
 	ex.tick_ns = ticks > ex.t0 ? (double)(ns - ex.ns0) / (ticks - ex.t0) : 1;
 }
@@ -683,14 +683,14 @@ int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 	ex.ovh0 = exec__calibrate();
 	ex.spin_ns = exec__spin_budget(p, o);
 	ex.tsc = !ex.natural && exec__tsc_ok();
-	ex.ns0 = rp__now();
+	ex.ns0 = exec__now();
 	ex.t0 = exec__clock();
 	err = exec__start(p, th, &n);
 	if (err)
 		return -EAGAIN; /* the threads started may wait for ones that were not */
-	r->stalled = !exec__watch(p, o, &ex.running, &ex.pacing);
+	r->stalled = !watch__run(p, o, &ex.running, &ex.pacing);
 	if (r->stalled) {
-		r->wall = rp__now() - ex.ns0;
+		r->wall = exec__now() - ex.ns0;
 		return -EDEADLK; /* threads are stuck in calls: leave them */
 	}
 	exec__tick_rate();

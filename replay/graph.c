@@ -35,7 +35,7 @@ static uint32_t dep_source(const struct rp_plan *p, const uint32_t *prev, uint32
  * with ONLY_ARRIVE only the rendezvous among them: on a graph that was
  * acyclic without them, every cycle has one.
  */
-uint32_t plan__break_cycles(struct rp_plan *p, bool only_arrive)
+uint32_t graph__break_cycles(struct rp_plan *p, bool only_arrive)
 {
 	uint32_t *indeg = calloc(p->nops, sizeof(*indeg)), *q = calloc(p->nops, sizeof(*q));
 	uint32_t *next = malloc(p->nops * sizeof(*next)), *off = calloc(p->nops + 1, sizeof(*off));
@@ -155,7 +155,7 @@ static struct live_map *map__find(struct live_map *v, uint32_t n, uint32_t pidx,
 }
 
 /* File mappings get slots; munmap/msync find theirs by the recorded address. */
-int plan__mmaps(struct rp_plan *p)
+int graph__mmaps(struct rp_plan *p)
 {
 	struct live_map *live = NULL, *m;
 	uint32_t n = 0, mf = 0;
@@ -314,7 +314,7 @@ static int plan__add_dirs(struct rp_plan *p, struct strs *need)
 	return 0;
 }
 
-int plan__expect_dirs(struct rp_plan *p)
+int graph__expect_dirs(struct rp_plan *p)
 {
 	struct strs made = { 0 }, need = { 0 };
 	int err = plan__made_dirs(p, &made);
@@ -344,14 +344,14 @@ int plan__expect_dirs(struct rp_plan *p)
 	return err;
 }
 
-const struct rp_file *plan__file(const struct rp_plan *p, const char *path)
+const struct rp_file *graph__file(const struct rp_plan *p, const char *path)
 {
 	struct rp_file key = { .path = (char *)path };
 
 	return p->nfiles ? bsearch(&key, p->files, p->nfiles, sizeof(*p->files), file__cmp) : NULL;
 }
 
-unsigned int plan__root_of(const struct rp_plan *p, const char *path)
+unsigned int graph__root_of(const struct rp_plan *p, const char *path)
 {
 	char buf[PATH_MAX];
 	const struct rp_file *f;
@@ -360,7 +360,7 @@ unsigned int plan__root_of(const struct rp_plan *p, const char *path)
 		return 0;
 	strcpy(buf, path);
 	path__normalize(buf);
-	f = plan__file(p, buf);
+	f = graph__file(p, buf);
 	return f ? f->root : 0;
 }
 
@@ -371,7 +371,7 @@ unsigned int plan__root_of(const struct rp_plan *p, const char *path)
  * in --root: a created file has no recorded device, and a directory is
  * needed in --root for what the trace makes inside it.
  */
-void plan__roots(struct rp_plan *p, const struct rp_opts *o)
+void graph__roots(struct rp_plan *p, const struct rp_opts *o)
 {
 	for (uint32_t i = 0; i < p->nfiles; i++) {
 		struct rp_file *f = &p->files[i];
@@ -383,7 +383,7 @@ void plan__roots(struct rp_plan *p, const struct rp_opts *o)
 	for (uint32_t i = 0; o->ndevroot && i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];
 
-		op->root = plan__root_of(p, op->path);
-		op->root2 = op->kind == RK_SYMLINK ? 0 : plan__root_of(p, op->path2);
+		op->root = graph__root_of(p, op->path);
+		op->root2 = op->kind == RK_SYMLINK ? 0 : graph__root_of(p, op->path2);
 	}
 }

@@ -12,7 +12,7 @@
 
 /* event.c */
 /* Fills op from the event object; NULL, or why the event is unusable.  Deps
- * are left as event ids for plan__compile to turn into op indexes. */
+ * are left as event ids for compile__plan to turn into op indexes. */
 const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev);
 
 /* track.c */

@@ -12,7 +12,7 @@
 #include "replay/replay.h"
 #include "replay/run.h"
 
-unsigned int net__loopback(struct sockaddr_storage *ss, int family, int port)
+unsigned int loopback__addr(struct sockaddr_storage *ss, int family, int port)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET6) {
@@ -29,7 +29,7 @@ unsigned int net__loopback(struct sockaddr_storage *ss, int family, int port)
 	return sizeof(struct sockaddr_in);
 }
 
-int net__port(int fd)
+int loopback__port(int fd)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);

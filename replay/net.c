@@ -242,7 +242,7 @@ static int net__clients(const struct rp_plan *p, struct net_pass *n)
 	return 0;
 }
 
-int plan__net(struct rp_plan *p)
+int net__plan(struct rp_plan *p)
 {
 	struct net_pass n = { 0 };
 	int err = net__clients(p, &n);
@@ -264,7 +264,7 @@ int net__open_inherited(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->ninl; i++) {
 		const struct rp_inlisten *l = &p->inl[i];
 		struct sockaddr_storage ss;
-		socklen_t len = net__loopback(&ss, AF_INET, 0);
+		socklen_t len = loopback__addr(&ss, AF_INET, 0);
 		/* blocking: the replayed accept waits for its peer, as the
 		 * application's waited in epoll for its client */
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -277,7 +277,7 @@ int net__open_inherited(struct rp_plan *p)
 				close(fd);
 			return err;
 		}
-		atomic_store(&p->ports[l->slot], net__port(fd));
+		atomic_store(&p->ports[l->slot], loopback__port(fd));
 		if ((uint32_t)l->fd < p->pr[l->pidx].nslot)
 			atomic_store(&p->pr[l->pidx].fd[l->fd], fd);
 	}

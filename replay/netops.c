@@ -40,14 +40,14 @@ static int64_t net__socket(struct rp_plan *p, const struct rp_op *op)
 static int64_t net__bind(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = net__loopback(&ss, sock_family(fd), 0);
+	socklen_t len = loopback__addr(&ss, sock_family(fd), 0);
 	int one = 1;
 
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len))
 		return -errno;
 	if (op->a[3] >= 0)
-		atomic_store(&p->ports[op->a[3]], net__port(fd));
+		atomic_store(&p->ports[op->a[3]], loopback__port(fd));
 	return 0;
 }
 
@@ -76,7 +76,7 @@ static int64_t net__connect(struct rp_plan *p, const struct rp_op *op, int fd)
 		port = p->peers[op->a[2]].port;
 	if (port <= 0)
 		return RP_SKIPPED;
-	len = net__loopback(&ss, sock_family(fd), port);
+	len = loopback__addr(&ss, sock_family(fd), port);
 	return connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 }
 
@@ -105,7 +105,7 @@ static int64_t net__accept(struct rp_plan *p, const struct rp_op *op, int fd)
 	return op->ret;
 }
 
-int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
+int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
 {
 	size_t n = op->a[0] > 0 ? (size_t)op->a[0] : 0;
 	int fd;

@@ -53,14 +53,14 @@ static int64_t op__open(struct rp_plan *p, struct rp_op *op)
 	int flags = op->a[0] | (op->nonblock ? O_NONBLOCK : 0), fd;
 	uint8_t fl = flags & O_CLOEXEC ? RP_FL_CLOEXEC : 0;
 
-	if (sb__host_dev(op->path)) {
+	if (sandbox__host_dev(op->path)) {
 		fd = open(op->path, O_RDONLY | O_CLOEXEC | (flags & O_NONBLOCK));
 		fl |= RP_FL_EMUL_WRITE;
 	} else {
-		fd = sb__open(op->root, op->path, flags, op->a[1]);
+		fd = sandbox__open_in(op->root, op->path, flags, op->a[1]);
 	}
 	if (fd < 0)
-		return sb__host_dev(op->path) ? -errno : fd;
+		return sandbox__host_dev(op->path) ? -errno : fd;
 	if (op->ret < 0) {
 		close(fd); /* the trace's open failed: keep no fd for it */
 		return 0;
@@ -75,7 +75,7 @@ static int64_t op__open(struct rp_plan *p, struct rp_op *op)
 static int64_t op__on_path(struct rp_op *op)
 {
 	int nofollow = op->kind == RK_READLINK || (op->kind == RK_STAT && op->a[0]);
-	int fd = sb__open(op->root, op->path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0), r = 0;
+	int fd = sandbox__open_in(op->root, op->path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0), r = 0;
 	char buf[PATH_MAX];
 	struct stat st;
 
@@ -91,7 +91,7 @@ static int64_t op__on_path(struct rp_op *op)
 
 static int64_t op__truncate(const struct rp_op *op)
 {
-	int fd = sb__open(op->root, op->path, O_WRONLY, 0);
+	int fd = sandbox__open_in(op->root, op->path, O_WRONLY, 0);
 	int64_t r;
 
 	if (fd < 0)
@@ -109,7 +109,7 @@ static int64_t op__link(int p1, const char *l1, int p2, const char *l2, const st
 
 	if (!(op->a[0] & AT_SYMLINK_FOLLOW))
 		return linkat(p1, l1, p2, l2, 0) ? -errno : 0;
-	fd = sb__open(op->root, op->path, O_PATH, 0);
+	fd = sandbox__open_in(op->root, op->path, O_PATH, 0);
 	if (fd < 0)
 		return fd;
 	r = linkat(fd, "", p2, l2, AT_EMPTY_PATH) ? -errno : 0;
@@ -126,10 +126,10 @@ static int64_t op__two_names(const struct rp_op *op)
 
 	if (!op->path2)
 		return RP_SKIPPED;
-	p1 = sb__parent(op->root, op->path, b1, &l1);
+	p1 = sandbox__parent(op->root, op->path, b1, &l1);
 	if (p1 < 0)
 		return p1;
-	p2 = sb__parent(op->root2, op->path2, b2, &l2);
+	p2 = sandbox__parent(op->root2, op->path2, b2, &l2);
 	if (p2 < 0) {
 		close(p1);
 		return p2;
@@ -147,7 +147,7 @@ static int64_t op__name(const struct rp_op *op)
 {
 	char buf[PATH_MAX];
 	const char *last;
-	int pfd = sb__parent(op->root, op->path, buf, &last);
+	int pfd = sandbox__parent(op->root, op->path, buf, &last);
 	int64_t r = RP_SKIPPED;
 
 	if (pfd < 0)
@@ -167,7 +167,7 @@ static int64_t op__path(struct rp_plan *p, struct rp_op *op)
 	if (!op->path)
 		return RP_SKIPPED;
 	/* not in the sandbox, but for a few harmless devices taken from the host */
-	if (path__outside_fs(op->path) && !(op->kind == RK_OPEN && sb__host_dev(op->path)))
+	if (path__outside_fs(op->path) && !(op->kind == RK_OPEN && sandbox__host_dev(op->path)))
 		return RP_SKIPPED;
 	switch (op->kind) {
 	case RK_OPEN: return op__open(p, op);
@@ -309,7 +309,7 @@ static int64_t op__run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op,
 	case RK_ACCEPT:
 	case RK_SEND:
 	case RK_RECV:
-	case RK_SHUTDOWN: return net__op(p, t, op, emulated);
+	case RK_SHUTDOWN: return netops__op(p, t, op, emulated);
 	default: return fd__op(p, t, op, emulated);
 	}
 }

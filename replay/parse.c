@@ -146,7 +146,7 @@ static struct rp_op *load__new_op(struct loader *l)
 	if (p->nops == l->cap) {
 		uint32_t cap = l->cap ? l->cap * 2 : 1024;
 
-		if (rp__grow((void **)&p->ops, sizeof(*p->ops), p->nops, cap))
+		if (plan__grow((void **)&p->ops, sizeof(*p->ops), p->nops, cap))
 			return NULL;
 		l->cap = cap;
 	}
@@ -219,7 +219,7 @@ static int load__check_end(struct loader *l, bool newline)
 	return 0;
 }
 
-int plan__load(struct rp_plan *p, const char *file)
+int parse__file(struct rp_plan *p, const char *file)
 {
 	struct loader l = { .p = p, .file = file };
 	FILE *f = fopen(file, "r");

@@ -40,12 +40,12 @@ static int peer__listen(struct rp_peer *pr)
 {
 	struct sockaddr_storage ss;
 	int family = pr->family == AF_INET6 ? AF_INET6 : AF_INET;
-	socklen_t len = net__loopback(&ss, family, 0);
+	socklen_t len = loopback__addr(&ss, family, 0);
 
 	pr->lfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (pr->lfd < 0 || bind(pr->lfd, (struct sockaddr *)&ss, len) || listen(pr->lfd, 4))
 		return -errno;
-	pr->port = net__port(pr->lfd);
+	pr->port = loopback__port(pr->lfd);
 	return pr->port > 0 ? 0 : -EADDRNOTAVAIL;
 }
 
@@ -78,7 +78,7 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
 		if (!pr->incoming || pr->listen != listen || pr->fd >= 0)
 			continue;
 		pr->family = family;
-		len = net__loopback(&ss, pr->family, port);
+		len = loopback__addr(&ss, pr->family, port);
 		pr->fd = socket(pr->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (pr->fd < 0)
 			return -errno;

@@ -25,7 +25,7 @@ uint32_t plan__call_idx(struct rp_plan *p, const char *name)
 	return v[p->ncalls] ? p->ncalls++ : RP_NONE;
 }
 
-int rp__grow(void **v, size_t size, size_t n, size_t cap)
+int plan__grow(void **v, size_t size, size_t n, size_t cap)
 {
 	/* a multiple of 64: aligned_alloc wants the size to be one */
 	size_t bytes = (cap * size + 63) & ~(size_t)63;
@@ -69,7 +69,7 @@ struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid)
 			return &p->th[last = i];
 	if (pid < 0)
 		return NULL;
-	if (rp__grow((void **)&p->th, sizeof(*p->th), p->nth, p->nth + 1))
+	if (plan__grow((void **)&p->th, sizeof(*p->th), p->nth, p->nth + 1))
 		return NULL;
 	v = p->th;
 	memset(&v[p->nth], 0, sizeof(*v));

@@ -55,7 +55,7 @@ static int prep__clean_entry(const struct rp_plan *p, unsigned int k, int dfd, c
 		return -ENAMETOOLONG;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -errno;
-	f = all ? NULL : plan__file(p, path);
+	f = all ? NULL : graph__file(p, path);
 	keep = prep__keep(f, k, &st);
 	if (S_ISDIR(st.st_mode)) {
 		sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -193,7 +193,7 @@ static int prep__parents(unsigned int k, const char *path)
 		return -ENAMETOOLONG;
 	for (char *s = strchr(dir + 1, '/'); s && !err; s = strchr(s + 1, '/')) {
 		*s = '\0';
-		pfd = sb__parent(k, dir, buf, &last);
+		pfd = sandbox__parent(k, dir, buf, &last);
 		if (pfd < 0)
 			return pfd;
 		if (mkdirat(pfd, last, 0755) && errno != EEXIST)
@@ -212,7 +212,7 @@ static int prep__create(const struct rp_file *f)
 
 	if (err)
 		return err;
-	pfd = sb__parent(f->root, f->path, buf, &last);
+	pfd = sandbox__parent(f->root, f->path, buf, &last);
 
 	if (pfd < 0)
 		return pfd;
@@ -264,12 +264,12 @@ static void prep__devices(const struct rp_plan *p)
 		     d[k].n, (unsigned long long)d[k].bytes, sb_root_name[d[k].root]);
 }
 
-uint64_t sandbox__written(void)
+uint64_t prepare__written(void)
 {
 	return prep_written;
 }
 
-int sandbox__prepare(const struct rp_plan *p)
+int prepare__root(const struct rp_plan *p)
 {
 	uint64_t bytes[RP_ROOTS_MAX] = { 0 };
 	uint32_t n[RP_ROOTS_MAX] = { 0 };
@@ -306,20 +306,20 @@ static int prep__inherit(const struct rp_plan *p, const struct rp_inherit *h, ui
 	int fd;
 
 	if (!strcmp(h->type, "file") && h->path && h->path[0] == '/') {
-		unsigned int k = plan__root_of(p, h->path);
+		unsigned int k = graph__root_of(p, h->path);
 
-		fd = sb__open(k, h->path, O_RDWR, 0);
+		fd = sandbox__open_in(k, h->path, O_RDWR, 0);
 		if (fd < 0)
-			fd = sb__open(k, h->path, O_RDONLY, 0);
+			fd = sandbox__open_in(k, h->path, O_RDONLY, 0);
 		if (fd >= 0 && h->pos > 0)
 			lseek(fd, h->pos, SEEK_SET);
 		return fd < 0 ? RP_FD_GONE : fd;
 	}
 	if (!strcmp(h->type, "dir") && h->path && h->path[0] == '/') {
-		fd = sb__open(0, h->path, O_RDONLY | O_DIRECTORY, 0);
+		fd = sandbox__open_in(0, h->path, O_RDONLY | O_DIRECTORY, 0);
 		return fd < 0 ? RP_FD_GONE : fd;
 	}
-	if (!strcmp(h->type, "chr") && h->path && sb__host_dev(h->path)) {
+	if (!strcmp(h->type, "chr") && h->path && sandbox__host_dev(h->path)) {
 		*fl |= RP_FL_EMUL_WRITE;
 		fd = open(h->path, O_RDONLY | O_CLOEXEC);
 		return fd < 0 ? RP_FD_SINK : fd;
@@ -328,7 +328,7 @@ static int prep__inherit(const struct rp_plan *p, const struct rp_inherit *h, ui
 	return RP_FD_SINK;
 }
 
-int sandbox__open_fds(struct rp_plan *p)
+int prepare__open_fds(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->npr; i++) {
 		struct rp_proc *pr = &p->pr[i];

@@ -132,7 +132,7 @@ static json_t *report__threads(const struct rp_plan *p)
 static json_t *report__failures(const struct rp_plan *p, bool shorts)
 {
 	const uint32_t *ids;
-	uint32_t n = exec__failures(&ids, shorts);
+	uint32_t n = watch__failures(&ids, shorts);
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -252,7 +252,7 @@ static void report__list_skipped(const struct rp_plan *p)
 void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	const uint32_t *ids;
-	uint32_t nf = exec__failures(&ids, false);
+	uint32_t nf = watch__failures(&ids, false);
 	struct totals s;
 
 	report__totals(p, &s);

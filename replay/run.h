@@ -29,9 +29,9 @@ static inline int64_t sys_res(int64_t r)
 /* loopback.c */
 struct sockaddr_storage;
 /* Loopback address of FAMILY with PORT; returns its length. */
-unsigned int net__loopback(struct sockaddr_storage *ss, int family, int port);
+unsigned int loopback__addr(struct sockaddr_storage *ss, int family, int port);
 /* Local port of a bound socket, or -errno. */
-int net__port(int fd);
+int loopback__port(int fd);
 
 /* sandbox.c: the sandbox roots, also for prepare.c */
 /* O_PATH fds of the sandbox roots (0 --root, then each --dev-root), their
@@ -44,11 +44,11 @@ extern unsigned int sb_nroots;
 #define RP_FAIL_SAMPLES 32
 
 /* Counts an op's outcome against the trace in its thread's counters. */
-void exec__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul);
+void watch__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul);
 /* The first failed (or short) ops, as indexes, for the report. */
-uint32_t exec__failures(const uint32_t **ids, bool shorts);
+uint32_t watch__failures(const uint32_t **ids, bool shorts);
 /* Main thread: progress and stall detection; false when the replay stalled. */
-bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
+bool watch__run(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
 		 _Atomic uint32_t *pacing);
 
 #endif

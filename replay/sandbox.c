@@ -37,7 +37,7 @@ unsigned int sb_nroots;
 	 O_SYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC |  \
 	 O_PATH | O_TMPFILE)
 
-bool sb__host_dev(const char *path)
+bool sandbox__host_dev(const char *path)
 {
 	return !strcmp(path, "/dev/null") || !strcmp(path, "/dev/zero") ||
 	       !strcmp(path, "/dev/urandom") || !strcmp(path, "/dev/random");
@@ -46,7 +46,7 @@ bool sb__host_dev(const char *path)
 /* -1 not known yet, 0 missing (or IOTRACE_NO_OPENAT2 set), 1 there */
 static int have_openat2 = -1;
 
-int sb__open(unsigned int root, const char *path, int flags, int mode)
+int sandbox__open_in(unsigned int root, const char *path, int flags, int mode)
 {
 	struct open_how how = {
 		.flags = (flags & SB_OPEN_FLAGS) | O_CLOEXEC,
@@ -74,7 +74,7 @@ int sb__open(unsigned int root, const char *path, int flags, int mode)
  * component, in BUF (PATH_MAX bytes).  "." and ".." are refused as last
  * components: acting on them relative to the parent could name the root's
  * own parent. */
-int sb__parent(unsigned int root, const char *path, char *buf, const char **last)
+int sandbox__parent(unsigned int root, const char *path, char *buf, const char **last)
 {
 	size_t n = strlen(path);
 	char *s;
@@ -89,9 +89,9 @@ int sb__parent(unsigned int root, const char *path, char *buf, const char **last
 	if (!**last || !strcmp(*last, ".") || !strcmp(*last, ".."))
 		return -EINVAL;
 	if (!s)
-		return sb__open(root, "/", O_PATH | O_DIRECTORY, 0);
+		return sandbox__open_in(root, "/", O_PATH | O_DIRECTORY, 0);
 	*s = '\0';
-	return sb__open(root, s == buf ? "/" : buf, O_PATH | O_DIRECTORY, 0);
+	return sandbox__open_in(root, s == buf ? "/" : buf, O_PATH | O_DIRECTORY, 0);
 }
 
 static int sandbox__mkdir_p(const char *root)

@@ -25,7 +25,7 @@ static bool moves_bytes(enum rp_kind k)
 	       k == RK_SEND || k == RK_RECV;
 }
 
-void exec__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul)
+void watch__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul)
 {
 	bool rec_err = op->ret < 0, got_err = op->got < 0;
 
@@ -54,7 +54,7 @@ void exec__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 	}
 }
 
-uint32_t exec__failures(const uint32_t **ids, bool shorts)
+uint32_t watch__failures(const uint32_t **ids, bool shorts)
 {
 	uint32_t n = atomic_load(shorts ? &nshort : &nfail);
 
@@ -114,7 +114,7 @@ static uint64_t watch__progress(const struct rp_plan *p)
 }
 
 /* true when every thread finished, false on a stall. */
-bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
+bool watch__run(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
 		 _Atomic uint32_t *pacing)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };

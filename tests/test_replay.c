@@ -23,9 +23,9 @@ static int plan_with(struct rp_plan *p, const char *text, const struct rp_opts *
 	CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
 	close(fd);
 	memset(p, 0, sizeof(*p));
-	err = plan__load(p, path);
+	err = parse__file(p, path);
 	if (!err)
-		err = plan__compile(p, opts);
+		err = compile__plan(p, opts);
 	unlink(path);
 	return err;
 }
@@ -562,13 +562,13 @@ static void test_replay__dev_roots(void)
 	CU_ASSERT_EQUAL(p.ops[3].root, 0);
 	CU_ASSERT_EQUAL(p.ops[4].root, 0);
 	CU_ASSERT_EQUAL(p.ops[4].root2, 2);
-	f = plan__file(&p, "/lib");
+	f = graph__file(&p, "/lib");
 	CU_ASSERT(f && f->type == 'd' && f->root == 0);
-	f = plan__file(&p, "/l");
+	f = graph__file(&p, "/l");
 	CU_ASSERT(f && f->type == 'l' && f->root == 0);
-	f = plan__file(&p, "/lib/libc.so");
+	f = graph__file(&p, "/lib/libc.so");
 	CU_ASSERT(f && f->root == 2 && f->dev == 2049);
-	CU_ASSERT_PTR_NULL(plan__file(&p, "/data/new"));
+	CU_ASSERT_PTR_NULL(graph__file(&p, "/data/new"));
 	plan__free(&p);
 	/* without --dev-root everything is in --root */
 	opts.ndevroot = 0;
