@@ -125,9 +125,9 @@ struct analysis {
 	void *state;		/* struct an_state of state.c during inference */
 };
 
-void *vec__push(struct an_vec *v);
-void *vec__at(const struct an_vec *v, size_t i);
-void vec__free(struct an_vec *v);
+void *an_vec__push(struct an_vec *v);
+void *an_vec__at(const struct an_vec *v, size_t i);
+void an_vec__free(struct an_vec *v);
 
 static inline const struct iot_syscall *an__rec(const struct analysis *an, uint32_t id)
 {
@@ -142,7 +142,7 @@ static inline uint64_t an__end(const struct analysis *an, uint32_t id)
 
 static inline struct an_thread *an__thread(const struct analysis *an, uint32_t tidx)
 {
-	return vec__at(&an->threads, tidx);
+	return an_vec__at(&an->threads, tidx);
 }
 
 /* model.c: the lookups and the edge list every pass uses */

@@ -62,14 +62,14 @@ void analysis__free(struct analysis *an)
 		free(an__thread(an, i)->ev);
 		free(an__thread(an, i)->gap_ts);
 	}
-	vec__free(&an->threads);
-	vec__free(&an->procs);
-	vec__free(&an->side);
-	vec__free(&an->edges);
-	vec__free(&an->deps);
-	vec__free(&an->files);
-	vec__free(&an->snaps);
-	vec__free(&an->pages);
+	an_vec__free(&an->threads);
+	an_vec__free(&an->procs);
+	an_vec__free(&an->side);
+	an_vec__free(&an->edges);
+	an_vec__free(&an->deps);
+	an_vec__free(&an->files);
+	an_vec__free(&an->snaps);
+	an_vec__free(&an->pages);
 	htab__free(&an->tid_idx);
 	htab__free(&an->pid_idx);
 	htab__free(&an->file_idx);

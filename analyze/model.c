@@ -42,7 +42,7 @@ int an_rule__parse(const char *list, unsigned int *mask)
 	return 0;
 }
 
-void *vec__push(struct an_vec *v)
+void *an_vec__push(struct an_vec *v)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 64;
@@ -56,12 +56,12 @@ void *vec__push(struct an_vec *v)
 	return memset((char *)v->v + v->n++ * v->esz, 0, v->esz);
 }
 
-void *vec__at(const struct an_vec *v, size_t i)
+void *an_vec__at(const struct an_vec *v, size_t i)
 {
 	return (char *)v->v + i * v->esz;
 }
 
-void vec__free(struct an_vec *v)
+void an_vec__free(struct an_vec *v)
 {
 	free(v->v);
 	v->v = NULL;
@@ -79,8 +79,8 @@ struct an_proc *an__proc(struct analysis *an, uint32_t pid)
 	struct an_proc *p;
 
 	if (idx != AN_NONE)
-		return vec__at(&an->procs, idx);
-	p = vec__push(&an->procs);
+		return an_vec__at(&an->procs, idx);
+	p = an_vec__push(&an->procs);
 	if (!p || htab__set(&an->pid_idx, pid, an->procs.n - 1))
 		return NULL;
 	*p = (struct an_proc){ .pid = pid, .comm = AN_NONE, .cwd = AN_NONE, .exe = AN_NONE };
@@ -116,7 +116,7 @@ int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind,
 		return 0;
 	if (an->ev[from].tidx == an->ev[to].tidx)
 		return 0;
-	e = vec__push(&an->edges);
+	e = an_vec__push(&an->edges);
 	if (!e)
 		return -ENOMEM;
 	*e = (struct an_edge){ .from = from, .to = to, .kind = kind, .info = info };
@@ -133,7 +133,7 @@ void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint6
 	if (path == AN_NONE)
 		return;
 	if (idx != AN_NONE) {
-		f = vec__at(&an->files, idx);
+		f = an_vec__at(&an->files, idx);
 		/* a sighting that only proved the path existed learns its type */
 		if (f->type == IOT_FT_NONE && ftype != IOT_FT_NONE)
 			f->type = ftype;
@@ -143,7 +143,7 @@ void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint6
 			f->dev = dev;
 		return;
 	}
-	f = vec__push(&an->files);
+	f = an_vec__push(&an->files);
 	if (!f || htab__set(&an->file_idx, path, an->files.n - 1))
 		return;
 	*f = (struct an_file){ .path = path, .type = ftype, .size = size, .created = created,
@@ -154,5 +154,5 @@ unsigned int an__file_type(const struct analysis *an, uint32_t path)
 {
 	uint32_t idx = path == AN_NONE ? AN_NONE : htab__get(&an->file_idx, path);
 
-	return idx == AN_NONE ? IOT_FT_NONE : ((const struct an_file *)vec__at(&an->files, idx))->type;
+	return idx == AN_NONE ? IOT_FT_NONE : ((const struct an_file *)an_vec__at(&an->files, idx))->type;
 }

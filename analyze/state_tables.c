@@ -10,7 +10,7 @@
 
 #include "analyze/state.h"
 
-struct st_proc *st__proc(struct analysis *an, uint32_t pid)
+struct st_proc *state__proc(struct analysis *an, uint32_t pid)
 {
 	struct an_state *st = an->state;
 	uint32_t idx;
@@ -18,25 +18,25 @@ struct st_proc *st__proc(struct analysis *an, uint32_t pid)
 	uint32_t ai;
 
 	if (st->last_proc != AN_NONE && st->last_pid == pid)
-		return vec__at(&st->procs, st->last_proc);
+		return an_vec__at(&st->procs, st->last_proc);
 	idx = htab__get(&st->proc_idx, pid);
 	if (idx != AN_NONE) {
 		st->last_pid = pid;
 		st->last_proc = idx;
-		return vec__at(&st->procs, idx);
+		return an_vec__at(&st->procs, idx);
 	}
-	p = vec__push(&st->procs);
+	p = an_vec__push(&st->procs);
 	if (!p || htab__set(&st->proc_idx, pid, st->procs.n - 1))
 		return NULL;
 	p->pid = pid;
 	p->cwd = AN_NONE;
 	ai = htab__get(&an->pid_idx, pid);
 	if (ai != AN_NONE)
-		p->cwd = ((struct an_proc *)vec__at(&an->procs, ai))->cwd;
+		p->cwd = ((struct an_proc *)an_vec__at(&an->procs, ai))->cwd;
 	return p;
 }
 
-struct fdslot *st__fd(struct st_proc *p, int fd, bool grow)
+struct fdslot *state__fd(struct st_proc *p, int fd, bool grow)
 {
 	if (fd < 0 || fd >= FD_LIMIT)
 		return NULL;
@@ -58,10 +58,10 @@ struct fdslot *st__fd(struct st_proc *p, int fd, bool grow)
 	return &p->fd[fd];
 }
 
-uint32_t st__res_new(struct analysis *an, uint32_t creator)
+uint32_t state__res_new(struct analysis *an, uint32_t creator)
 {
 	struct an_state *st = an->state;
-	struct res *r = vec__push(&st->res);
+	struct res *r = an_vec__push(&st->res);
 
 	if (!r)
 		return AN_NONE;
@@ -69,17 +69,17 @@ uint32_t st__res_new(struct analysis *an, uint32_t creator)
 	return st->res.n - 1;
 }
 
-struct res *st__res(struct analysis *an, uint32_t idx)
+struct res *state__res(struct analysis *an, uint32_t idx)
 {
 	struct an_state *st = an->state;
 
-	return idx < st->res.n ? vec__at(&st->res, idx) : NULL;
+	return idx < st->res.n ? an_vec__at(&st->res, idx) : NULL;
 }
 
 /* A use: after the creation (stage, once per thread) and after the last use (seq). */
-int st__use(struct analysis *an, uint32_t ri, uint32_t ev, enum an_rule kind)
+int state__use(struct analysis *an, uint32_t ri, uint32_t ev, enum an_rule kind)
 {
-	struct res *r = st__res(an, ri);
+	struct res *r = state__res(an, ri);
 	uint32_t tidx = an->ev[ev].tidx, i;
 	int err = 0;
 
@@ -105,9 +105,9 @@ int st__use(struct analysis *an, uint32_t ri, uint32_t ev, enum an_rule kind)
 }
 
 /* A deletion: after the creation and after every thread's last use. */
-int st__delete(struct analysis *an, uint32_t ri, uint32_t ev)
+int state__delete(struct analysis *an, uint32_t ri, uint32_t ev)
 {
-	struct res *r = st__res(an, ri);
+	struct res *r = state__res(an, ri);
 	int err;
 
 	if (!r)

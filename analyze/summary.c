@@ -65,14 +65,14 @@ static int gather(const struct analysis *an, struct call_stat *cs, struct an_vec
 			continue;
 		fi = htab__get(&idx, path);
 		if (fi == AN_NONE) {
-			f = vec__push(files);
+			f = an_vec__push(files);
 			if (!f || htab__set(&idx, path, files->n - 1)) {
 				err = -ENOMEM;
 				break;
 			}
 			f->path = path;
 		} else {
-			f = vec__at(files, fi);
+			f = an_vec__at(files, fi);
 		}
 		f->calls++;
 		f->bytes += io ? (uint64_t)sc->ret : 0;
@@ -106,7 +106,7 @@ static json_t *files_json(const struct analysis *an, const struct an_vec *files)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < files->n && i < TOP_FILES; i++) {
-		const struct file_stat *f = vec__at(files, i);
+		const struct file_stat *f = an_vec__at(files, i);
 
 		json_array_append_new(a, json_pack("{s:s, s:I, s:I}", "path",
 						   strtab__str(&an->strs, f->path), "calls",
@@ -179,6 +179,6 @@ int analysis__write_summary(const struct analysis *an, FILE *f, bool json)
 	for (int nr = 0; cs && nr <= IOT_NR_MAX; nr++)
 		free(cs[nr].dur);
 	free(cs);
-	vec__free(&files);
+	an_vec__free(&files);
 	return err;
 }
