@@ -262,7 +262,7 @@ static json_t *to_json(struct info *in, struct trace_reader *r, const char *path
 	return o;
 }
 
-static void info__free(struct info *in)
+static void info_free(struct info *in)
 {
 	htab__free(&in->pids);
 	htab__free(&in->tids);
@@ -303,7 +303,7 @@ int cmd_info(int argc, char **argv)
 	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 	fputc('\n', stdout);
 	json_decref(o);
-	info__free(&in);
+	info_free(&in);
 	trace_reader__free(r);
 	return 0;
 }

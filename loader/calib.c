@@ -27,7 +27,7 @@
 
 /* Says it is ready, then waits for the go without a traced call (none may
  * be in progress when it enters the filter), makes the calls and leaves. */
-static void calib__child(int *flag)
+static void calib_child(int *flag)
 {
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	char b;
@@ -63,7 +63,7 @@ int calib__run(struct calib *k, struct capture *cap)
 		goto out_unmap;
 	}
 	if (!pid)
-		calib__child(flag);
+		calib_child(flag);
 	while (!__atomic_load_n(&flag[0], __ATOMIC_ACQUIRE))
 		sched_yield();
 	k->pid = pid;

@@ -12,7 +12,7 @@
 #include "replay/graph.h"
 #include "replay/replay.h"
 
-static uint32_t plan__index_of(const struct rp_plan *p, uint32_t id)
+static uint32_t plan_index_of(const struct rp_plan *p, uint32_t id)
 {
 	uint32_t lo = 0, hi = p->nops;
 
@@ -28,7 +28,7 @@ static uint32_t plan__index_of(const struct rp_plan *p, uint32_t id)
 }
 
 /* Recorded dep ids -> op indexes; deps on events not in the file are dropped. */
-static uint32_t plan__resolve_deps(struct rp_plan *p)
+static uint32_t plan_resolve_deps(struct rp_plan *p)
 {
 	uint32_t dropped = 0;
 
@@ -37,7 +37,7 @@ static uint32_t plan__resolve_deps(struct rp_plan *p)
 		uint32_t n = 0;
 
 		for (uint32_t k = 0; k < op->ndeps; k++) {
-			uint32_t j = plan__index_of(p, op->deps[k]);
+			uint32_t j = plan_index_of(p, op->deps[k]);
 
 			if (j == RP_NONE || j == i || p->ops[j].tidx == op->tidx)
 				dropped++;
@@ -49,7 +49,7 @@ static uint32_t plan__resolve_deps(struct rp_plan *p)
 	return dropped;
 }
 
-static int plan__thread_lists(struct rp_plan *p)
+static int plan_thread_lists(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_thread *t = &p->th[p->ops[i].tidx];
@@ -68,7 +68,7 @@ static int plan__thread_lists(struct rp_plan *p)
 	return 0;
 }
 
-static int plan__add_dep(struct rp_op *op, uint32_t dep)
+static int plan_add_dep(struct rp_op *op, uint32_t dep)
 {
 	uint32_t *v;
 
@@ -84,7 +84,7 @@ static int plan__add_dep(struct rp_op *op, uint32_t dep)
 }
 
 /* temporal: each op is issued after the previous op in trace order was. */
-static int plan__order(struct rp_plan *p, enum rp_order order)
+static int plan_order(struct rp_plan *p, enum rp_order order)
 {
 	int err = 0;
 
@@ -94,16 +94,16 @@ static int plan__order(struct rp_plan *p, enum rp_order order)
 		if (order != RO_CAUSAL)
 			op->ndeps = 0;	/* think included: //TRACE's baseline knows no deps */
 		if (order == RO_TEMPORAL && i)
-			err = plan__add_dep(op, (i - 1) | RP_DEP_START);
+			err = plan_add_dep(op, (i - 1) | RP_DEP_START);
 	}
 	/* a thread starts when its creating call has completed, in every order */
 	for (uint32_t t = 0; t < p->nth && !err && order != RO_SINGLE; t++)
 		if (p->th[t].gate != RP_NONE && p->th[t].nops)
-			err = plan__add_dep(&p->ops[p->th[t].ops[0]], p->th[t].gate);
+			err = plan_add_dep(&p->ops[p->th[t].ops[0]], p->th[t].gate);
 	return err;
 }
 
-static void plan__times(struct rp_plan *p)
+static void plan_times(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];
@@ -145,7 +145,7 @@ static bool wait_may_block(const struct rp_op *op)
  * how long they take is what the replay measures.  Nor is a futex wake: its
  * waiters were woken during the call, and holding it would hold them.
  */
-static void plan__holds(struct rp_plan *p, enum rp_order order)
+static void plan_holds(struct rp_plan *p, enum rp_order order)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];
@@ -165,7 +165,7 @@ static void plan__holds(struct rp_plan *p, enum rp_order order)
  * of a thread is the recorded wall gap, whatever the thread did in it
  * (computing, waiting for the CPU or for another thread outside a call).
  */
-static void plan__think_gaps(struct rp_plan *p)
+static void plan_think_gaps(struct rp_plan *p)
 {
 	for (uint32_t t = 0; t < p->nth; t++) {
 		const struct rp_thread *th = &p->th[t];
@@ -195,7 +195,7 @@ static bool wait_timed_out(const struct rp_op *op)
  * sooner, and the timer no longer drags the thread, and the replay's end,
  * out to the recorded wall time.  a[3] of each wait: that next wait, or -1.
  */
-static void plan__cuts(struct rp_plan *p, enum rp_order order)
+static void plan_cuts(struct rp_plan *p, enum rp_order order)
 {
 	for (uint32_t t = 0; t < p->nth; t++) {
 		const struct rp_thread *th = &p->th[t];
@@ -240,12 +240,12 @@ static bool futex_broadcast(const struct rp_op *op)
  * start dep on the wait, which exec.c releases on arrival, before the wait's
  * own deps.  Only waits that blocked before the wake began, in another
  * thread, and not a thread's first op (its arrival precedes its gate), nor
- * the wait whose wake cuts a timer before it (plan__cuts): the wake would
+ * the wait whose wake cuts a timer before it (plan_cuts): the wake would
  * wait out the timer it is meant to cut.  A lock's wake (val 1) is left
  * alone: the unlocker never waited for its waiter.  Returns how many deps it
  * added.
  */
-static uint32_t plan__rendezvous(struct rp_plan *p)
+static uint32_t plan_rendezvous(struct rp_plan *p)
 {
 	uint32_t added = 0;
 
@@ -261,7 +261,7 @@ static uint32_t plan__rendezvous(struct rp_plan *p)
 			if (w->deps[k] & RP_DEP_START || !futex_broadcast(x) || x->tidx == w->tidx ||
 			    w->ts >= x->ts)
 				continue;
-			if (plan__add_dep(x, i | RP_DEP_START))
+			if (plan_add_dep(x, i | RP_DEP_START))
 				return added; /* out of memory: fewer rendezvous */
 			w->arrive_waited = true;
 			added++;
@@ -282,7 +282,7 @@ static uint32_t plan__rendezvous(struct rp_plan *p)
  * barrier the recorded waker did not reach last.  A wait in two wakes'
  * rendezvous counts for the first; the second waits for it to be reached.
  */
-static void plan__rendezvous_counts(struct rp_plan *p)
+static void plan_rendezvous_counts(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->nops; i++)
 		p->ops[i].rdv_wake = RP_NONE;
@@ -302,7 +302,7 @@ static void plan__rendezvous_counts(struct rp_plan *p)
 }
 
 /* Which ops someone waits for: the others finish without an atomic exchange. */
-static void plan__waited(struct rp_plan *p)
+static void plan_waited(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		const struct rp_op *op = &p->ops[i];
@@ -324,7 +324,7 @@ static bool kind_moves_bytes(enum rp_kind k)
 	       k == RK_SEND || k == RK_RECV;
 }
 
-static void plan__buffers(struct rp_plan *p)
+static void plan_buffers(struct rp_plan *p)
 {
 	for (uint32_t t = 0; t < p->nth; t++)
 		p->th[t].bufsz = 4096;
@@ -345,7 +345,7 @@ static void plan__buffers(struct rp_plan *p)
 	}
 }
 
-static void plan__single_nonblock(struct rp_plan *p)
+static void plan_single_nonblock(struct rp_plan *p)
 {
 	/* one thread cannot wait for itself: a read that blocked on a pipe in
 	 * the trace fails with EAGAIN instead of hanging the replay */
@@ -355,17 +355,17 @@ static void plan__single_nonblock(struct rp_plan *p)
 
 int compile__plan(struct rp_plan *p, const struct rp_opts *o)
 {
-	uint32_t dropped = plan__resolve_deps(p), broken, rdv;
+	uint32_t dropped = plan_resolve_deps(p), broken, rdv;
 	int err;
 
 	if (dropped)
 		dbg("%u deps name events not in the trace or the same thread: dropped", dropped);
-	err = plan__thread_lists(p);
-	plan__holds(p, o->order);
+	err = plan_thread_lists(p);
+	plan_holds(p, o->order);
 	if (!err && o->order == RO_THINK)
-		plan__think_gaps(p);
+		plan_think_gaps(p);
 	if (!err)
-		err = plan__order(p, o->order);
+		err = plan_order(p, o->order);
 	if (!err)
 		err = graph__mmaps(p);
 	if (!err)
@@ -379,18 +379,18 @@ int compile__plan(struct rp_plan *p, const struct rp_opts *o)
 	broken = graph__break_cycles(p, false);
 	if (broken)
 		warn("%u deps would deadlock with thread order: dropped", broken);
-	plan__cuts(p, o->order);
+	plan_cuts(p, o->order);
 	/* on an acyclic graph: a cycle now closes through a rendezvous, and
 	 * only those are cut */
-	if (o->order == RO_CAUSAL && (rdv = plan__rendezvous(p))) {
+	if (o->order == RO_CAUSAL && (rdv = plan_rendezvous(p))) {
 		broken = graph__break_cycles(p, true);
 		dbg("%u barrier rendezvous, %u of them dropped: they would deadlock", rdv, broken);
 	}
-	plan__rendezvous_counts(p);
+	plan_rendezvous_counts(p);
 	if (o->order == RO_SINGLE)
-		plan__single_nonblock(p);
-	plan__waited(p);
-	plan__times(p);
-	plan__buffers(p);
+		plan_single_nonblock(p);
+	plan_waited(p);
+	plan_times(p);
+	plan_buffers(p);
 	return 0;
 }

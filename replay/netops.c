@@ -24,7 +24,7 @@ static int sock_family(int fd)
 	return getsockname(fd, (struct sockaddr *)&ss, &len) ? AF_INET : ss.ss_family;
 }
 
-static int64_t net__socket(struct rp_plan *p, const struct rp_op *op)
+static int64_t net_socket(struct rp_plan *p, const struct rp_op *op)
 {
 	int type = op->a[1] | SOCK_CLOEXEC, fd;
 
@@ -37,7 +37,7 @@ static int64_t net__socket(struct rp_plan *p, const struct rp_op *op)
 	return op->ret;
 }
 
-static int64_t net__bind(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t net_bind(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = loopback__addr(&ss, sock_family(fd), 0);
@@ -52,7 +52,7 @@ static int64_t net__bind(struct rp_plan *p, const struct rp_op *op, int fd)
 }
 
 /* Clients outside the trace connect as soon as the listener listens. */
-static int64_t net__listen(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t net_listen(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int port;
 
@@ -64,7 +64,7 @@ static int64_t net__listen(struct rp_plan *p, const struct rp_op *op, int fd)
 	return peer__connect_in(p, op->a[3], sock_family(fd), port) ? -EIO : 0;
 }
 
-static int64_t net__connect(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t net_connect(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
 	int port = -1;
@@ -89,7 +89,7 @@ static bool would_block(const struct rp_op *op, int fd)
 	return op->nonblock && poll(&pfd, 1, 0) == 0;
 }
 
-static int64_t net__accept(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int nfd;
 
@@ -111,7 +111,7 @@ int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 	int fd;
 
 	if (op->kind == RK_SOCKET)
-		return net__socket(p, op);
+		return net_socket(p, op);
 	fd = fd__get(p, op, op->fd);
 	if (fd == RP_FD_SINK) {
 		*emul = true;
@@ -122,10 +122,10 @@ int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 	if (n > t->bufsz)
 		n = t->bufsz;
 	switch (op->kind) {
-	case RK_BIND: return net__bind(p, op, fd);
-	case RK_LISTEN: return net__listen(p, op, fd);
-	case RK_CONNECT: return net__connect(p, op, fd);
-	case RK_ACCEPT: return net__accept(p, op, fd);
+	case RK_BIND: return net_bind(p, op, fd);
+	case RK_LISTEN: return net_listen(p, op, fd);
+	case RK_CONNECT: return net_connect(p, op, fd);
+	case RK_ACCEPT: return net_accept(p, op, fd);
 	case RK_SEND: return sys_res(send(fd, t->buf, n, op->a[1] | MSG_NOSIGNAL));
 	case RK_RECV:
 		if (would_block(op, fd))

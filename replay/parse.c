@@ -23,7 +23,7 @@ struct loader {
 	uint32_t cap;
 };
 
-static int load__threads(struct rp_plan *p, json_t *h)
+static int load_threads(struct rp_plan *p, json_t *h)
 {
 	json_t *a = json_object_get(h, "threads"), *t;
 	size_t i;
@@ -40,7 +40,7 @@ static int load__threads(struct rp_plan *p, json_t *h)
 	return 0;
 }
 
-static int load__procs(struct rp_plan *p, json_t *h)
+static int load_procs(struct rp_plan *p, json_t *h)
 {
 	json_t *a = json_object_get(h, "processes"), *o;
 	size_t i;
@@ -62,7 +62,7 @@ static int load__procs(struct rp_plan *p, json_t *h)
 	return 0;
 }
 
-static int load__file(struct rp_file *f, json_t *o)
+static int load_file(struct rp_file *f, json_t *o)
 {
 	const char *path = json_string_value(json_object_get(o, "path"));
 	const char *type = json_string_value(json_object_get(o, "type"));
@@ -87,7 +87,7 @@ static int load__file(struct rp_file *f, json_t *o)
 	return f->path ? 1 : -ENOMEM;
 }
 
-static int load__files(struct rp_plan *p, json_t *h)
+static int load_files(struct rp_plan *p, json_t *h)
 {
 	json_t *a = json_object_get(h, "files"), *o;
 	size_t i;
@@ -100,7 +100,7 @@ static int load__files(struct rp_plan *p, json_t *h)
 		return -ENOMEM;
 	json_array_foreach(a, i, o)
 	{
-		err = load__file(&p->files[p->nfiles], o);
+		err = load_file(&p->files[p->nfiles], o);
 		if (err < 0)
 			return err;
 		p->nfiles += err;
@@ -108,7 +108,7 @@ static int load__files(struct rp_plan *p, json_t *h)
 	return 0;
 }
 
-static int load__header(struct loader *l, json_t *h)
+static int load_header(struct loader *l, json_t *h)
 {
 	json_t *v = json_object_get(h, "version");
 	int err;
@@ -128,18 +128,18 @@ static int load__header(struct loader *l, json_t *h)
 	}
 	l->p->header_events = json_integer_value(json_object_get(h, "events"));
 	l->p->clock_start = json_integer_value(json_object_get(h, "clock_start_ns"));
-	err = load__procs(l->p, h);
+	err = load_procs(l->p, h);
 	if (!err)
-		err = load__threads(l->p, h);
+		err = load_threads(l->p, h);
 	if (!err)
-		err = load__files(l->p, h);
+		err = load_files(l->p, h);
 	if (err)
 		err("%s:1: bad header: %s", l->file,
 		    err == -ENOMEM ? "out of memory" : "threads, processes or files malformed");
 	return err;
 }
 
-static struct rp_op *load__new_op(struct loader *l)
+static struct rp_op *load_new_op(struct loader *l)
 {
 	struct rp_plan *p = l->p;
 
@@ -154,9 +154,9 @@ static struct rp_op *load__new_op(struct loader *l)
 	return &p->ops[p->nops];
 }
 
-static int load__event(struct loader *l, json_t *ev)
+static int load_event(struct loader *l, json_t *ev)
 {
-	struct rp_op *op = load__new_op(l);
+	struct rp_op *op = load_new_op(l);
 	const char *why;
 
 	if (!op)
@@ -176,7 +176,7 @@ static int load__event(struct loader *l, json_t *ev)
 	return track__op(l->p, op, ev);
 }
 
-static int load__line(struct loader *l, const char *buf, size_t len)
+static int load_line(struct loader *l, const char *buf, size_t len)
 {
 	json_error_t je;
 	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
@@ -192,9 +192,9 @@ static int load__line(struct loader *l, const char *buf, size_t len)
 	}
 	type = json_string_value(json_object_get(j, "type"));
 	if (l->line == 1)
-		err = load__header(l, j);
+		err = load_header(l, j);
 	else if (type && !strcmp(type, "event"))
-		err = load__event(l, j);
+		err = load_event(l, j);
 	else if (!type)
 		err = (err("%s:%lu: line has no \"type\"", l->file, l->line), -EINVAL);
 	/* other line types are for other readers: skip them */
@@ -202,7 +202,7 @@ static int load__line(struct loader *l, const char *buf, size_t len)
 	return err;
 }
 
-static int load__check_end(struct loader *l, bool newline)
+static int load_check_end(struct loader *l, bool newline)
 {
 	struct rp_plan *p = l->p;
 
@@ -242,12 +242,12 @@ int parse__file(struct rp_plan *p, const char *file)
 			err = -EINVAL;
 			break;
 		}
-		err = load__line(&l, buf, n);
+		err = load_line(&l, buf, n);
 	}
 	if (!err && ferror(f))
 		err = (err("%s: read error: %s", file, strerror(errno)), -EIO);
 	if (!err)
-		err = load__check_end(&l, nl);
+		err = load_check_end(&l, nl);
 	if (!err)
 		err = track__finish(p);
 	track__free();

@@ -15,7 +15,7 @@
 #define RP_FORMAT_VERSION 1
 #define RP_NONE UINT32_MAX
 /* A dep index with this bit waits for the op to start, not to finish; on an
- * op that is arrive_waited, for its thread to reach it (plan__rendezvous). */
+ * op that is arrive_waited, for its thread to reach it (plan_rendezvous). */
 #define RP_DEP_START 0x80000000u
 /* Largest per-thread buffer; larger counts are clamped (and show as short). */
 #define RP_BUF_MAX (64u << 20)
@@ -26,7 +26,7 @@ enum rp_kind {
 	RK_SKIP,   /* I/O the replayer cannot reproduce yet: counted by call */
 	RK_WAIT,   /* futex, poll, epoll, wait4: only its deps are the wait; a0 futex_op
 		    * or -1, a1 futex val; a3 the wait whose deps end it early
-		    * (plan__cuts), or -1 */
+		    * (plan_cuts), or -1 */
 	RK_SLEEP,  /* nanosleep, clock_nanosleep: sleeps the recorded duration */
 	RK_EXIT,
 	RK_OPEN,
@@ -131,12 +131,12 @@ struct rp_op {
 	uint8_t root, root2; /* the sandbox root path and path2 resolve in (--dev-root) */
 	bool start_waited; /* some op waits for it to start (--order temporal) */
 	/* a barrier's wait: the wake that ends it waits for this thread to
-	 * reach it, before the wait's own deps (plan__rendezvous) */
+	 * reach it, before the wait's own deps (plan_rendezvous) */
 	bool arrive_waited;
-	bool cut_target; /* a held timer before it ends with its deps (plan__cuts) */
+	bool cut_target; /* a held timer before it ends with its deps (plan_cuts) */
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
-	 * (plan__rendezvous_counts) */
+	 * (plan_rendezvous_counts) */
 	uint32_t rdv_wake, rdv_n;
 	/* run time */
 	_Alignas(64) _Atomic uint32_t state; /* RS_* */

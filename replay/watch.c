@@ -62,7 +62,7 @@ uint32_t watch__failures(const uint32_t **ids, bool shorts)
 	return n < RP_FAIL_SAMPLES ? n : RP_FAIL_SAMPLES;
 }
 
-static void watch__bar(const struct rp_plan *p, uint64_t done)
+static void watch_bar(const struct rp_plan *p, uint64_t done)
 {
 	unsigned int pct = p->nops ? done * 100 / p->nops : 100, w = pct * 30 / 100;
 	char bar[31];
@@ -73,7 +73,7 @@ static void watch__bar(const struct rp_plan *p, uint64_t done)
 	fprintf(stderr, "\r  [%s] %3u%% %llu/%u ops", bar, pct, (unsigned long long)done, p->nops);
 }
 
-static void watch__stall(const struct rp_plan *p, const struct rp_opts *o)
+static void watch_stall(const struct rp_plan *p, const struct rp_opts *o)
 {
 	err("replay stalled: no call completed for %u s", o->stall_sec);
 	for (uint32_t i = 0; i < p->nth; i++) {
@@ -104,7 +104,7 @@ static void watch__stall(const struct rp_plan *p, const struct rp_opts *o)
 }
 
 /* Calls done: each replay thread publishes its position, no shared counter. */
-static uint64_t watch__progress(const struct rp_plan *p)
+static uint64_t watch_progress(const struct rp_plan *p)
 {
 	uint64_t n = 0;
 
@@ -122,23 +122,23 @@ bool watch__run(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32
 	uint32_t n;
 
 	while ((n = atomic_load(running))) {
-		uint64_t now = watch__progress(p);
+		uint64_t now = watch_progress(p);
 
 		/* the last thread out wakes us */
 		syscall(SYS_futex, running, FUTEX_WAIT_PRIVATE, n, &tick, NULL, 0);
 		if (o->progress)
-			watch__bar(p, now);
+			watch_bar(p, now);
 		idle = now == last && !atomic_load(pacing) ? idle + 20 : 0;
 		last = now;
 		if (o->stall_sec && idle >= o->stall_sec * 1000ull) {
 			if (o->progress)
 				fputc('\n', stderr);
-			watch__stall(p, o);
+			watch_stall(p, o);
 			return false;
 		}
 	}
 	if (o->progress) {
-		watch__bar(p, watch__progress(p));
+		watch_bar(p, watch_progress(p));
 		fputc('\n', stderr);
 	}
 	return true;
