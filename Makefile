@@ -27,7 +27,7 @@ endif
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .SECONDARY:
-.PHONY: all deps test unit e2e demo bench bench-quick clean format-check fuzz
+.PHONY: all deps test unit e2e demo bench bench-quick clean format format-check fuzz
 
 # Sources of the one binary; each folder adds its own files here.
 LIB_SRCS	:= $(wildcard lib/*.c)
@@ -170,8 +170,14 @@ fuzz: $(FUZZ_BINS)
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
+# Every C file and header of the tree, BPF and tests included; vmlinux.h is generated.
+FORMAT_SRCS	:= $(filter-out vmlinux/% $(BUILD)/%,$(wildcard *.[ch] */*.[ch] */*/*.[ch]))
+
 format-check:
-	$(Q)clang-format --dry-run --Werror $(APP_SRCS) $(wildcard lib/*.h loader/*.h cli/*.h include/*.h)
+	$(Q)clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+format:
+	$(Q)clang-format -i $(FORMAT_SRCS)
 
 clean:
 	$(Q)rm -rf $(BUILD)
