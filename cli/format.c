@@ -2,6 +2,7 @@
 /* strace-like rendering of trace records for `iotrace dump`. */
 #include <fcntl.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -211,10 +212,17 @@ void format__other(FILE *f, const struct iot_hdr *h)
 		fprintf(f, "--- exec %.16s (was tid %u) ---", ((const struct iot_exec *)h)->comm,
 			((const struct iot_exec *)h)->old_tid);
 		break;
-	case IOT_REC_EXIT:
-		fprintf(f, "+++ exited with %d%s +++", ((const struct iot_exit *)h)->exit_code >> 8,
-			((const struct iot_exit *)h)->group_dead ? ", process gone" : "");
+	case IOT_REC_EXIT: {
+		int code = ((const struct iot_exit *)h)->exit_code;
+
+		/* strace's words; it too prints one for every thread */
+		if (code & 0x7f)
+			fprintf(f, "+++ killed by SIG%s%s +++", sigabbrev_np(code & 0x7f) ?: "?",
+				code & 0x80 ? " (core dumped)" : "");
+		else
+			fprintf(f, "+++ exited with %d +++", (code >> 8) & 0xff);
 		break;
+	}
 	case IOT_REC_WAKEUP:
 		fprintf(f, "--- woken by %u/%u ---", ((const struct iot_wakeup *)h)->waker_pid,
 			((const struct iot_wakeup *)h)->waker_tid);

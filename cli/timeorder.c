@@ -220,6 +220,8 @@ static int merge_start(struct timeorder *o)
 	if (e || (e = sort_mem(o)))
 		return e;
 	memset(&o->runs[o->nruns++], 0, sizeof(*o->runs));
+	if (o->nruns == 1)
+		return 0;	/* read straight from memory, no heap */
 	o->heap = calloc(o->nruns, sizeof(*o->heap));
 	if (!o->heap)
 		return -ENOMEM;

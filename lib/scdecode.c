@@ -42,9 +42,10 @@ struct sc_const {
 #define END { 0, NULL }
 
 static const struct sc_const oflags[] = {
-	/* composite flags before their parts: O_SYNC holds O_DSYNC, O_TMPFILE O_DIRECTORY */
+	/* composite flags before their parts: O_SYNC holds O_DSYNC, O_TMPFILE O_DIRECTORY;
+	 * O_LARGEFILE is the kernel's, the C library's is 0 on 64-bit machines */
 	C(O_CREAT), C(O_EXCL), C(O_NOCTTY), C(O_TRUNC), C(O_APPEND), C(O_NONBLOCK), C(O_SYNC),
-	C(O_DSYNC), C(O_DIRECT), C(O_LARGEFILE), C(O_TMPFILE), C(O_DIRECTORY), C(O_NOFOLLOW),
+	C(O_DSYNC), C(O_DIRECT), { 0100000, "O_LARGEFILE" }, C(O_TMPFILE), C(O_DIRECTORY), C(O_NOFOLLOW),
 	C(O_NOATIME), C(O_CLOEXEC), C(O_PATH), END,
 };
 static const struct sc_const accmode[] = { C(O_RDONLY), C(O_WRONLY), C(O_RDWR), END };
