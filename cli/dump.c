@@ -18,7 +18,9 @@
 #include "trace.h"
 
 /* Record bytes held in memory before a time-sorted run goes to a temporary file. */
-#define SORT_RUN_BYTES	(256u << 20)
+#ifndef SORT_RUN_BYTES
+#define SORT_RUN_BYTES	(64u << 20)
+#endif
 
 enum time_col { TIME_REL, TIME_ABS, TIME_DELTA, TIME_NONE };
 
@@ -241,6 +243,14 @@ static void dump_json(const struct iot_hdr *h, const struct fdtable *t)
 	json_decref(o);
 }
 
+/* ns as seconds with six decimals, in integers: printf's %f was a tenth of the dump's time */
+static void put_secs(uint64_t ns)
+{
+	ns += 500;
+	printf("%4llu.%06llu ", (unsigned long long)(ns / 1000000000),
+	       (unsigned long long)(ns % 1000000000 / 1000));
+}
+
 static void time_col(const struct dump_opts *o, struct dump_clock *c, uint64_t ts)
 {
 	time_t sec;
@@ -249,7 +259,7 @@ static void time_col(const struct dump_opts *o, struct dump_clock *c, uint64_t t
 
 	switch (o->time) {
 	case TIME_REL:
-		printf("%11.6f ", ts >= c->t0 ? (ts - c->t0) / 1e9 : 0);
+		put_secs(ts >= c->t0 ? ts - c->t0 : 0);
 		break;
 	case TIME_ABS:
 		real = c->real0 + (ts >= c->t0 ? ts - c->t0 : 0);
@@ -259,7 +269,7 @@ static void time_col(const struct dump_opts *o, struct dump_clock *c, uint64_t t
 		       (unsigned int)(real % 1000000000 / 1000));
 		break;
 	case TIME_DELTA:
-		printf("%11.6f ", c->prev && ts >= c->prev ? (ts - c->prev) / 1e9 : 0);
+		put_secs(c->prev && ts >= c->prev ? ts - c->prev : 0);
 		break;
 	case TIME_NONE:
 		break;
@@ -277,7 +287,8 @@ static void dump_text(const struct dump_opts *o, const struct iot_hdr *h,
 	if (h->type == IOT_REC_SYSCALL && h->size >= sizeof(struct iot_syscall)) {
 		format__syscall(stdout, h, t, o->verbose);
 		if (o->durations && !(sc->flags & (IOT_SCF_NO_RETURN | IOT_SCF_NO_ENTER)))
-			printf(" <%.6f>", sc->dur_ns / 1e9);
+			printf(" <%llu.%06llu>", (unsigned long long)((sc->dur_ns + 500) / 1000000000),
+			       (unsigned long long)((sc->dur_ns + 500) % 1000000000 / 1000));
 	} else {
 		format__other(stdout, h);
 	}

@@ -133,3 +133,15 @@ test_bad_input()
 	expect_exit 0 "$IOTRACE" dump --help
 	grep -q -- '--time' "$T/out" || fail "--help does not list --time"
 }
+
+test_man_page()
+{
+	command -v mandoc >/dev/null || skip "mandoc is not installed"
+	mandoc -T lint -W warning "$IOTRACE_ROOT/docs/man/iotrace-dump.1" ||
+		fail "mandoc -T lint finds fault with iotrace-dump.1"
+	# the options --help lists are the ones the page explains
+	for opt in --json -e -p -t --time -T -v; do
+		grep -qF -- "${opt//-/\\-}" "$IOTRACE_ROOT/docs/man/iotrace-dump.1" ||
+			fail "the man page lacks $opt"
+	done
+}
