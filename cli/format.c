@@ -105,6 +105,11 @@ static bool arg_result(FILE *f, const struct syscall_info *si, const struct sc_v
 			quoted(f, res, false);
 		return res != NULL;
 	}
+	if (si->arg[i] == SA_CLONE_PTID && v->sc->ret > 0) {
+		/* where the kernel wrote the child's tid, which clone returned */
+		fprintf(f, "[%lld]", (long long)v->sc->ret);
+		return true;
+	}
 	if ((si->desc.flags & IOT_SCD_FDPAIR) && i == si->desc.aux) {
 		a = sc_view__fd(v, IOT_FD_RET0);
 		b = sc_view__fd(v, IOT_FD_RET1);
@@ -168,10 +173,13 @@ void format__syscall(FILE *f, const struct iot_hdr *h, const struct fdtable *t, 
 	}
 	si = syscall__by_nr(v.sc->nr);
 	fprintf(f, "%s(", syscall__name(v.sc->nr));
-	for (int i = 0; si && i < si->nargs && !(v.sc->flags & IOT_SCF_NO_ENTER); i++) {
+	for (int n = 0; si && n < si->nargs && !(v.sc->flags & IOT_SCF_NO_ENTER); n++) {
+		unsigned int i = syscall__arg_at(si, n);
+		const char *label = syscall__arg_label(si, i);
+
 		if (!syscall__arg_shown(si, v.sc->args, i))
 			continue;
-		fputs(first ? "" : ", ", f);
+		fprintf(f, "%s%s%s", first ? "" : ", ", label ? label : "", label ? "=" : "");
 		first = false;
 		one_arg(f, si, &v, i, t, verbose);
 	}

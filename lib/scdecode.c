@@ -190,6 +190,9 @@ struct kind {
 	const struct sc_const *consts;	/* S_ENUM's values, S_FLAGS' bits */
 	const struct sc_const *enums;	/* S_FLAGS with enum_mask: the values of those bits */
 	const char *zero;		/* S_FLAGS: what no bit at all prints as */
+	const char *label;		/* strace prints label=value */
+	uint8_t rank;			/* strace prints a call's arguments by rank, then
+					 * index: clone's stack comes before its flags */
 };
 
 static const struct kind kinds[SA_NKINDS] = {
@@ -219,7 +222,11 @@ static const struct kind kinds[SA_NKINDS] = {
 	[SA_SOCKTYPE] = { S_FLAGS, 0, 0xf, sockflags, socktypes, "0" },
 	[SA_SOCKFLAGS] = { S_FLAGS, .consts = sockflags, .zero = "0" },
 	[SA_SOCKPROTO] = { S_CALL },
-	[SA_CLONE_FLAGS] = { S_FLAGS, 1, 0xff, clone_flags, signals, "0" },
+	[SA_CLONE_FLAGS] = { S_FLAGS, 1, 0xff, clone_flags, signals, "0", "flags", 2 },
+	[SA_CLONE_STACK] = { S_ADDR, .label = "child_stack", .rank = 1 },
+	[SA_CLONE_PTID] = { S_ADDR, .label = "parent_tid", .rank = 3 },
+	[SA_CLONE_TLS] = { S_ADDR, .label = "tls", .rank = 4 },
+	[SA_CLONE_CTID] = { S_ADDR, .label = "child_tidptr", .rank = 5 },
 	[SA_EFDFLAGS] = { S_FLAGS, .consts = efdflags, .zero = "0" },
 	[SA_EPFLAGS] = { S_FLAGS, .consts = epflags, .zero = "0" },
 	[SA_EPOLL_OP] = { S_ENUM, .consts = epoll_ops },
@@ -441,12 +448,43 @@ int syscall__arg_shown(const struct syscall_info *si, const __u64 *args, unsigne
 	case SA_FUTEX_ADDR2:
 	case SA_FUTEX_VAL3:
 		return futex_shows(args[1], si->arg[i]);
+	case SA_CLONE_PTID:
+		return !!(args[0] & (CLONE_PARENT_SETTID | CLONE_PIDFD));
+	case SA_CLONE_CTID:
+		return !!(args[0] & (CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID));
+	case SA_CLONE_TLS:
+		return !!(args[0] & CLONE_SETTLS);
 	case SA_FCNTL_ARG:
 		cmd = args[1];
 		return !(cmd == F_GETFD || cmd == F_GETFL || cmd == F_GETOWN || cmd == F_GETSIG ||
 			 cmd == F_GETLEASE || cmd == F_GETPIPE_SZ || cmd == F_GET_SEALS);
 	}
 	return 1;
+}
+
+static unsigned int rank(const struct syscall_info *si, unsigned int i)
+{
+	return (si->arg[i] < SA_NKINDS ? kinds[si->arg[i]].rank : 0) * 8 + i;
+}
+
+unsigned int syscall__arg_at(const struct syscall_info *si, unsigned int n)
+{
+	unsigned int at = 0;
+
+	/* the argument with n others before it; six at most, so no sort */
+	for (unsigned int i = 0; i < si->nargs; i++) {
+		at = 0;
+		for (unsigned int j = 0; j < si->nargs; j++)
+			at += rank(si, j) < rank(si, i);
+		if (at == n)
+			return i;
+	}
+	return n;
+}
+
+const char *syscall__arg_label(const struct syscall_info *si, unsigned int i)
+{
+	return i < 6 && si->arg[i] < SA_NKINDS ? kinds[si->arg[i]].label : NULL;
 }
 
 /* Kernel-internal errnos a traced call can end with when a signal interrupts it. */

@@ -61,6 +61,10 @@ enum sc_arg {
 	SA_FUTEX_ADDR2,	/* futex's uaddr2: shown by the ops that use it */
 	SA_FUTEX_VAL3,	/* futex's val3: shown by the ops that use it */
 	SA_FCNTL_ARG,	/* fcntl's third argument, as its command reads it */
+	SA_CLONE_STACK,	/* clone's stack: child_stack= */
+	SA_CLONE_PTID,	/* clone's parent_tid=, shown with CLONE_PARENT_SETTID or CLONE_PIDFD */
+	SA_CLONE_CTID,	/* clone's child_tidptr=, shown with CLONE_CHILD_SETTID or _CLEARTID */
+	SA_CLONE_TLS,	/* clone's tls=, shown with CLONE_SETTLS */
 	SA_NKINDS
 };
 
@@ -119,6 +123,10 @@ int syscall__decode_ret(char *buf, size_t len, const struct syscall_info *si,
  * only when it creates, futex's later arguments only for the ops that read
  * them, fcntl's argument only for the commands that take one. */
 int syscall__arg_shown(const struct syscall_info *si, const __u64 *args, unsigned int i);
+/* The index of the argument strace prints n-th (clone puts its stack first). */
+unsigned int syscall__arg_at(const struct syscall_info *si, unsigned int n);
+/* "name" when strace prints an argument as name=value (clone's), else NULL. */
+const char *syscall__arg_label(const struct syscall_info *si, unsigned int i);
 /* Fills desc[0..IOT_NR_MAX) for the BPF program's read-only data. */
 void syscall__fill_desc(struct iot_sc_desc *desc);
 

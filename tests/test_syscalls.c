@@ -205,6 +205,31 @@ static void test_syscalls__args_shown(void)
 	CU_ASSERT_FALSE(syscall__arg_shown(fcntl_, setfl, 3));
 }
 
+/* clone as strace prints it: child_stack=, flags=, then the pointers its flags use. */
+static void test_syscalls__clone_order(void)
+{
+	static const char *const want[] = { "child_stack", "flags", "parent_tid", "tls",
+					    "child_tidptr" };
+	const struct syscall_info *clone_ = syscall__by_name("clone");
+	const struct syscall_info *pread = syscall__by_name("pread64");
+	const __u64 fork_[6] = { CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | SIGCHLD };
+	const __u64 thread[6] = { CLONE_VM | CLONE_SETTLS | CLONE_PARENT_SETTID };
+
+	for (unsigned int n = 0; n < 5; n++)
+		CU_ASSERT_STRING_EQUAL(syscall__arg_label(clone_, syscall__arg_at(clone_, n)),
+				       want[n]);
+	for (unsigned int n = 0; n < 4; n++) {
+		CU_ASSERT_EQUAL(syscall__arg_at(pread, n), n);
+		CU_ASSERT_PTR_NULL(syscall__arg_label(pread, n));
+	}
+	CU_ASSERT_FALSE(syscall__arg_shown(clone_, fork_, 2));	/* parent_tid */
+	CU_ASSERT_TRUE(syscall__arg_shown(clone_, fork_, 3));	/* child_tidptr */
+	CU_ASSERT_FALSE(syscall__arg_shown(clone_, fork_, 4));	/* tls */
+	CU_ASSERT_TRUE(syscall__arg_shown(clone_, thread, 2));
+	CU_ASSERT_FALSE(syscall__arg_shown(clone_, thread, 3));
+	CU_ASSERT_TRUE(syscall__arg_shown(clone_, thread, 4));
+}
+
 static void test_fdtable__follows_fds(void)
 {
 	struct fdtable *t = fdtable__new();
@@ -237,6 +262,7 @@ static CU_TestInfo tests[] = {
 	{ "decode constants", test_syscalls__decode_constants },
 	{ "decode return values", test_syscalls__decode_ret },
 	{ "arguments shown as strace shows them", test_syscalls__args_shown },
+	{ "clone in strace's order", test_syscalls__clone_order },
 	{ "fdtable follows fds", test_fdtable__follows_fds },
 	CU_TEST_INFO_NULL,
 };

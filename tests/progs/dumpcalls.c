@@ -4,7 +4,8 @@
  *
  *   dumpcalls calls DIR	one thread: opens with flags and modes, failures
  *				with known errnos, sockets, pipes, mmap, futex,
- *				fcntl, between access(DIR/begin) and access(DIR/end)
+ *				fcntl, a fork and its wait, between access(DIR/begin)
+ *				and access(DIR/end)
  *   dumpcalls threads DIR	4 threads, 200 pwrites each to their own file,
  *				handing a futex word round, for time order
  */
@@ -20,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NT	4
@@ -89,6 +91,17 @@ static void files(void)
 	futex(&word, FUTEX_WAIT_PRIVATE, 1);	/* the word is 0: EAGAIN at once */
 }
 
+static void child(void)
+{
+	pid_t c = fork();
+	int st;
+
+	if (c == 0)
+		_exit(3);
+	if (c < 0 || waitpid(c, &st, 0) != c)
+		exit(1);
+}
+
 static void *worker(void *arg)
 {
 	long k = (long)arg;
@@ -120,6 +133,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "calls")) {
 		access(at("begin"), F_OK);
 		files();
+		child();
 		access(at("end"), F_OK);
 		return 0;
 	}
