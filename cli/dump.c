@@ -8,14 +8,15 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "commands.h"
-#include "fdtable.h"
-#include "format.h"
-#include "log.h"
-#include "record.h"
-#include "syscalls.h"
-#include "timeorder.h"
-#include "trace.h"
+#include "cli/cmd_inspect.h"
+#include "cli/format.h"
+#include "cli/timeorder.h"
+#include "lib/cliopt.h"
+#include "lib/fdtable.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
+#include "lib/trace.h"
 
 /* Record bytes held in memory before a time-sorted run goes to a temporary file. */
 #ifndef SORT_RUN_BYTES

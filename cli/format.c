@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fdtable.h"
-#include "format.h"
-#include "record.h"
-#include "syscalls.h"
+#include "cli/format.h"
+#include "lib/fdtable.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
 /* A string as strace quotes it; "..." after it when the recorder cut it. */
 static void quoted(FILE *f, const char *s, bool cut)

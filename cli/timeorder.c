@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sort.h"
-#include "timeorder.h"
+#include "analyze/sort.h"
+#include "cli/timeorder.h"
 
 #define REC_BUF		(1u << 16)	/* hdr.size is 16 bits: no record is larger */
 

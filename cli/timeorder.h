@@ -11,7 +11,7 @@
 #define IOTRACE_TIMEORDER_H
 
 #include <stddef.h>
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 
 struct timeorder;
 

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "syscalls.h"
+#include "lib/syscalls.h"
 
 struct sc_const {
 	uint64_t val;

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 
 enum sc_arg {
 	SA_NONE = 0,

@@ -21,8 +21,8 @@
 #include <unistd.h>
 #include <CUnit/Basic.h>
 
-#include "fdtable.h"
-#include "syscalls.h"
+#include "lib/fdtable.h"
+#include "lib/syscalls.h"
 
 static void test_syscalls__numbers(void)
 {
@@ -268,4 +268,4 @@ static CU_TestInfo tests[] = {
 };
 
 #define SUITE "syscalls"
-#include "cu_main.h"
+#include "tests/cu_main.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <CUnit/Basic.h>
 
-#include "timeorder.h"
+#include "cli/timeorder.h"
 
 #define N	5000
 
@@ -90,4 +90,4 @@ static CU_TestInfo tests[] = {
 };
 
 #define SUITE "timeorder"
-#include "cu_main.h"
+#include "tests/cu_main.h"
