@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * External merge sort of trace records by time.  The run in memory is
- * ordered with the analyzer's stable radix sort (analyze/sort.c), so equal
+ * ordered with the analyzer's stable radix sort (lib/sort.c), so equal
  * times keep the file's order; spilled runs are merged with a binary heap
  * keyed (ts, run), which keeps that order across runs too.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/sort.h"
+#include "lib/sort.h"
 #include "cli/timeorder.h"
 
 #define REC_BUF		(1u << 16)	/* hdr.size is 16 bits: no record is larger */
