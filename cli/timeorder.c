@@ -16,29 +16,29 @@
 #include "lib/sort.h"
 #include "cli/timeorder.h"
 
-#define REC_BUF		(1u << 16)	/* hdr.size is 16 bits: no record is larger */
+#define REC_BUF (1u << 16) /* hdr.size is 16 bits: no record is larger */
 
 /* One sorted run: the one in memory, or one read back from its file. */
 struct run {
-	FILE *f;			/* NULL: the run in memory */
-	const struct iot_hdr *cur;	/* its smallest record not yet returned */
-	uint8_t *buf;			/* REC_BUF bytes cur is read into, for a file */
+	FILE *f;		   /* NULL: the run in memory */
+	const struct iot_hdr *cur; /* its smallest record not yet returned */
+	uint8_t *buf;		   /* REC_BUF bytes cur is read into, for a file */
 };
 
 struct timeorder {
 	size_t run_bytes;
-	uint8_t *mem;			/* records of the run being built, back to back */
+	uint8_t *mem; /* records of the run being built, back to back */
 	size_t len, cap;
-	uint64_t *off;			/* offset in mem of each record */
+	uint64_t *off; /* offset in mem of each record */
 	uint64_t *key;
-	uint32_t *order;		/* after sorting: record indexes in time order */
-	size_t n, ncap, next;		/* records in mem; the next to return */
-	struct run *runs;		/* every spilled run, then the one in memory */
+	uint32_t *order;      /* after sorting: record indexes in time order */
+	size_t n, ncap, next; /* records in mem; the next to return */
+	struct run *runs;     /* every spilled run, then the one in memory */
 	size_t runcap;
 	unsigned int nruns, nheap;
-	unsigned int *heap;		/* run indexes, a min-heap on (cur->ts, index) */
+	unsigned int *heap; /* run indexes, a min-heap on (cur->ts, index) */
 	int merging;
-	int lent;			/* the heap's top record is with the caller */
+	int lent; /* the heap's top record is with the caller */
 };
 
 struct timeorder *timeorder__new(size_t run_bytes)
@@ -105,7 +105,7 @@ static FILE *spill_file(void)
 	fd = mkstemp(path);
 	if (fd < 0)
 		return NULL;
-	unlink(path);	/* nothing is left behind, however dump ends */
+	unlink(path); /* nothing is left behind, however dump ends */
 	f = fdopen(fd, "w+");
 	if (!f)
 		close(fd);
@@ -221,7 +221,7 @@ static int merge_start(struct timeorder *o)
 		return e;
 	memset(&o->runs[o->nruns++], 0, sizeof(*o->runs));
 	if (o->nruns == 1)
-		return 0;	/* read straight from memory, no heap */
+		return 0; /* read straight from memory, no heap */
 	o->heap = calloc(o->nruns, sizeof(*o->heap));
 	if (!o->heap)
 		return -ENOMEM;
@@ -244,7 +244,7 @@ int timeorder__next(struct timeorder *o, const struct iot_hdr **h)
 
 	if (!o->merging && (e = merge_start(o)))
 		return e;
-	if (o->nruns == 1) {		/* everything fitted: no heap, no copy */
+	if (o->nruns == 1) { /* everything fitted: no heap, no copy */
 		*h = mem_next(o);
 		return *h != NULL;
 	}

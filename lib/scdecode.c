@@ -38,6 +38,8 @@ struct sc_const {
 	const char *name;
 };
 
+/* Tables read down their columns: not for clang-format. */
+/* clang-format off */
 #define C(x) { x, #x }
 #define END { 0, NULL }
 
@@ -251,6 +253,8 @@ static const struct kind kinds[SA_NKINDS] = {
 	[SA_FUTEX_VAL3] = { S_CALL },
 };
 
+/* clang-format on */
+
 /* Appends to buf at *at, keeping count of what would have been written. */
 static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -316,7 +320,8 @@ static void put_futex_op(char *buf, size_t len, size_t *at, uint64_t v)
 	if (name)
 		put(buf, len, at, "%s%s", name, v & FUTEX_PRIVATE_FLAG ? "_PRIVATE" : "");
 	else
-		put(buf, len, at, "FUTEX_PRIVATE_FLAG|%#llx", (unsigned long long)(v & FUTEX_CMD_MASK));
+		put(buf, len, at, "FUTEX_PRIVATE_FLAG|%#llx",
+		    (unsigned long long)(v & FUTEX_CMD_MASK));
 	if (v & FUTEX_CLOCK_REALTIME)
 		put(buf, len, at, "|FUTEX_CLOCK_REALTIME");
 }
@@ -344,7 +349,7 @@ static void put_call(char *buf, size_t len, size_t *at, unsigned int kind, uint6
 	case SA_FUTEX_OP:
 		put_futex_op(buf, len, at, v);
 		return;
-	case SA_FUTEX_VAL2:		/* the timeout register: a pointer, or val2 */
+	case SA_FUTEX_VAL2: /* the timeout register: a pointer, or val2 */
 		if (args && futex_timed(args[1])) {
 			put(buf, len, at, v ? "%#llx" : "NULL", (unsigned long long)v);
 			return;
@@ -365,7 +370,8 @@ static void put_call(char *buf, size_t len, size_t *at, unsigned int kind, uint6
 	case SA_FCNTL_ARG:
 		cmd = args ? args[1] : 0;
 		if (cmd == F_SETFD) {
-			put_flags(buf, len, at, &(struct kind){ .consts = fd_bits, .zero = "0" }, v);
+			put_flags(buf, len, at, &(struct kind){ .consts = fd_bits, .zero = "0" },
+				  v);
 			return;
 		}
 		if (cmd == F_SETFL) {
@@ -395,13 +401,27 @@ int syscall__decode(char *buf, size_t len, unsigned int kind, uint64_t v, const 
 	if (len)
 		buf[0] = '\0';
 	switch (k->style) {
-	case S_INT: put(buf, len, &at, "%d", (int)v); break;
-	case S_LONG: put(buf, len, &at, "%lld", (long long)v); break;
-	case S_UINT: put(buf, len, &at, "%llu", (unsigned long long)v); break;
-	case S_HEX: put(buf, len, &at, "%#llx", (unsigned long long)v); break;
-	case S_OCT: put(buf, len, &at, "%#03llo", (unsigned long long)v); break;
-	case S_ADDR: put(buf, len, &at, v ? "%#llx" : "NULL", (unsigned long long)v); break;
-	case S_FLAGS: put_flags(buf, len, &at, k, v); break;
+	case S_INT:
+		put(buf, len, &at, "%d", (int)v);
+		break;
+	case S_LONG:
+		put(buf, len, &at, "%lld", (long long)v);
+		break;
+	case S_UINT:
+		put(buf, len, &at, "%llu", (unsigned long long)v);
+		break;
+	case S_HEX:
+		put(buf, len, &at, "%#llx", (unsigned long long)v);
+		break;
+	case S_OCT:
+		put(buf, len, &at, "%#03llo", (unsigned long long)v);
+		break;
+	case S_ADDR:
+		put(buf, len, &at, v ? "%#llx" : "NULL", (unsigned long long)v);
+		break;
+	case S_FLAGS:
+		put_flags(buf, len, &at, k, v);
+		break;
 	case S_ENUM:
 		name = const_name(k->consts, v);
 		if (name)
@@ -409,7 +429,8 @@ int syscall__decode(char *buf, size_t len, unsigned int kind, uint64_t v, const 
 		else
 			put(buf, len, &at, "%d", (int)v);
 		break;
-	default: put_call(buf, len, &at, kind, v, args);
+	default:
+		put_call(buf, len, &at, kind, v, args);
 	}
 	return at;
 }
@@ -442,8 +463,9 @@ int syscall__arg_shown(const struct syscall_info *si, const __u64 *args, unsigne
 		return 0;
 	switch (si->arg[i]) {
 	case SA_OMODE:
-		/* the flags are the argument before the mode in open, openat and creat's absence */
-		return i == 0 || (args[i - 1] & O_CREAT) || (args[i - 1] & __O_TMPFILE) == __O_TMPFILE;
+		/* open's and openat's flags are the argument before the mode */
+		return i == 0 || (args[i - 1] & O_CREAT) ||
+		       (args[i - 1] & __O_TMPFILE) == __O_TMPFILE;
 	case SA_FUTEX_VAL2:
 	case SA_FUTEX_ADDR2:
 	case SA_FUTEX_VAL3:
@@ -508,8 +530,8 @@ static void put_errno(char *buf, size_t len, size_t *at, int e)
 		put(buf, len, at, "-1 E%d (%s)", e, strerror(e));
 }
 
-int syscall__decode_ret(char *buf, size_t len, const struct syscall_info *si,
-			const __u64 *args, int64_t ret)
+int syscall__decode_ret(char *buf, size_t len, const struct syscall_info *si, const __u64 *args,
+			int64_t ret)
 {
 	size_t at = 0;
 

@@ -11,7 +11,7 @@
 
 #include "cli/timeorder.h"
 
-#define N	5000
+#define N 5000
 
 /* A record of 24 to 24 + 8 * 7 bytes whose body repeats its seq. */
 static void make(uint8_t *buf, uint64_t ts, uint32_t seq)

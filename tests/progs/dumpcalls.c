@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NT	4
-#define ROUNDS	200
+#define NT     4
+#define ROUNDS 200
 
 static const char *dir;
 static unsigned int word;
@@ -88,7 +88,7 @@ static void files(void)
 		exit(1);
 	close(-1);
 	futex(&word, FUTEX_WAKE_PRIVATE, 1);
-	futex(&word, FUTEX_WAIT_PRIVATE, 1);	/* the word is 0: EAGAIN at once */
+	futex(&word, FUTEX_WAIT_PRIVATE, 1); /* the word is 0: EAGAIN at once */
 }
 
 static void child(void)
