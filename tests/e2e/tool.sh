@@ -162,8 +162,9 @@ test_man_pages_lint()
 	for p in "${pages[@]}"; do
 		mandoc -T lint -W warning "$p" >lint 2>&1 || fail "mandoc: $(cat lint)"
 		[ -s lint ] && fail "mandoc warns: $(cat lint)"
-		mandoc -T ascii "$p" | sed 's/.\x08//g' | grep -qx NAME ||
-			fail "${p##*/} renders no NAME section"
+		# to a file: grep -q ending first would fail the pipe under pipefail
+		mandoc -T ascii "$p" | sed 's/.\x08//g' >page || fail "mandoc cannot render ${p##*/}"
+		grep -qx NAME page || fail "${p##*/} renders no NAME section"
 	done
 	echo "note: ${#pages[@]} man pages lint clean"
 }
