@@ -181,12 +181,19 @@ static int load__file(struct rp_file *f, json_t *o)
 	else
 		return 0; /* symlinks whose text was never read: nothing to make */
 	f->path = strdup(path);
-	if (f->path)
-		path__normalize(f->path);
+	if (!f->path)
+		return -ENOMEM;
+	path__normalize(f->path);
+	/* the sandbox's root stands for "/": it is there before anything is made */
+	if (!strcmp(f->path, "/")) {
+		free(f->path);
+		f->path = NULL;
+		return f->type == 'd' ? 0 : -EINVAL;
+	}
 	f->target = target ? strdup(target) : NULL;
 	f->size = json_integer_value(json_object_get(o, "size"));
 	f->dev = (uint32_t)json_integer_value(json_object_get(o, "dev"));
-	return f->path ? 1 : -ENOMEM;
+	return 1;
 }
 
 static int load__files(struct rp_plan *p, json_t *h)
