@@ -318,7 +318,14 @@ int cmd_replay(int argc, char **argv)
 	err = replay__opts(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : EXIT_USAGE;
-	if (plan__load(&p, o.file) || plan__compile(&p, &o))
+	if (plan__load(&p, o.file))
+		goto out;
+	/* without deps a causal replay is --order none, which nobody asks for */
+	if (!p.causality && o.order == RO_CAUSAL)
+		warn("%s has no causality: the threads will not wait for each other (add it "
+		     "with 'iotrace analyze TRACE --infer-causality')",
+		     o.file);
+	if (plan__compile(&p, &o))
 		goto out;
 	if (replay__prepare(&p, &o))
 		goto out;

@@ -237,6 +237,7 @@ static int load__header(struct loader *l, json_t *h)
 	}
 	l->p->header_events = json_integer_value(json_object_get(h, "events"));
 	l->p->clock_start = json_integer_value(json_object_get(h, "clock_start_ns"));
+	l->p->causality = json_is_true(json_object_get(h, "causality"));
 	err = load__procs(l->p, h);
 	if (!err)
 		err = load__threads(l->p, h);

@@ -288,6 +288,7 @@ struct rp_plan {
 	uint64_t trace_wall;
 	int64_t clock_start;
 	uint64_t header_events;
+	bool causality; /* analyzed with --infer-causality: the deps are there */
 };
 
 struct rp_opts {
