@@ -243,11 +243,6 @@ static bool strs__has(const struct strs *s, const char *str, size_t len)
 	return s->n && bsearch(&key, s->v, s->n, sizeof(*s->v), str__cmp);
 }
 
-static bool path_outside_fs(const char *s)
-{
-	return !strncmp(s, "/dev/", 5) || !strncmp(s, "/proc/", 6) || !strncmp(s, "/sys/", 5);
-}
-
 /* Ancestors of PATH up to the first one the trace itself creates. */
 static int plan__parents(struct strs *need, const struct strs *made, const char *orig)
 {
@@ -260,7 +255,7 @@ static int plan__parents(struct strs *need, const struct strs *made, const char 
 	strcpy(path, orig);
 	path__normalize(path);
 	s = strrchr(path, '/');
-	if (path_outside_fs(path))
+	if (sb__outside(path))
 		return 0;
 	for (; s > path && !err; s--) {
 		if (*s != '/')

@@ -169,6 +169,7 @@ static int load__file(struct rp_file *f, json_t *o)
 	const char *path = json_string_value(json_object_get(o, "path"));
 	const char *type = json_string_value(json_object_get(o, "type"));
 	const char *target = json_string_value(json_object_get(o, "target"));
+	int err;
 
 	if (!path || path[0] != '/' || !type)
 		return -EINVAL;
@@ -184,11 +185,13 @@ static int load__file(struct rp_file *f, json_t *o)
 	if (!f->path)
 		return -ENOMEM;
 	path__normalize(f->path);
-	/* the sandbox's root stands for "/": it is there before anything is made */
-	if (!strcmp(f->path, "/")) {
+	/* the sandbox's root stands for "/": it is there before anything is made;
+	 * what the kernel provides is not made at all */
+	if (!strcmp(f->path, "/") || sb__outside(f->path)) {
+		err = !strcmp(f->path, "/") && f->type != 'd' ? -EINVAL : 0;
 		free(f->path);
 		f->path = NULL;
-		return f->type == 'd' ? 0 : -EINVAL;
+		return err;
 	}
 	f->target = target ? strdup(target) : NULL;
 	f->size = json_integer_value(json_object_get(o, "size"));

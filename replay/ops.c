@@ -24,14 +24,6 @@ bool op__is_io(enum rp_kind k)
 	return k >= RK_OPEN && k != RK_CLONE && k != RK_EXEC;
 }
 
-/* Device, proc and sys paths are not in the sandbox; three harmless devices
- * are taken from the host, read-only. */
-static bool path_outside_fs(const char *s)
-{
-	return !strncmp(s, "/dev/", 5) || !strncmp(s, "/proc/", 6) || !strncmp(s, "/sys/", 5) ||
-	       !strcmp(s, "/dev") || !strcmp(s, "/proc") || !strcmp(s, "/sys");
-}
-
 /*
  * The direct I/O offset alignment FD's filesystem asks for, as RP_FL_DIO_*
  * bits: statx's STATX_DIOALIGN where the filesystem reports it (ext4, xfs:
@@ -173,7 +165,7 @@ static int64_t op__path(struct rp_plan *p, struct rp_op *op)
 {
 	if (!op->path)
 		return RP_SKIPPED;
-	if (path_outside_fs(op->path) && !(op->kind == RK_OPEN && sb__host_dev(op->path)))
+	if (sb__outside(op->path) && !(op->kind == RK_OPEN && sb__host_dev(op->path)))
 		return RP_SKIPPED;
 	switch (op->kind) {
 	case RK_OPEN: return op__open(p, op);

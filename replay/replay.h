@@ -332,6 +332,10 @@ void sandbox__close(void);
 int sb__open(unsigned int root, const char *path, int flags, int mode);
 int sb__parent(unsigned int root, const char *path, char *buf, const char **last);
 bool sb__host_dev(const char *path);
+/* Device, proc and sys paths (normalized): the kernel's, never in the sandbox;
+ * calls on them are skipped, and three harmless devices are taken from the
+ * host, read-only (sb__host_dev). */
+bool sb__outside(const char *path);
 
 /* ops.c: issue one op; returns its result, >= 0 or -errno, or RP_SKIPPED.
  * *emulated is set when no call was made (fd outside the sandbox). */

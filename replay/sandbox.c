@@ -43,6 +43,19 @@ bool sb__host_dev(const char *path)
 	       !strcmp(path, "/dev/urandom") || !strcmp(path, "/dev/random");
 }
 
+bool sb__outside(const char *path)
+{
+	static const char *const kernel[] = { "/dev", "/proc", "/sys" };
+
+	for (size_t i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++) {
+		size_t n = strlen(kernel[i]);
+
+		if (!strncmp(path, kernel[i], n) && (path[n] == '/' || !path[n]))
+			return true;
+	}
+	return false;
+}
+
 /* -1 not known yet, 0 missing (or IOTRACE_NO_OPENAT2 set), 1 there */
 static int have_openat2 = -1;
 
