@@ -29,8 +29,8 @@ void version__print(FILE *f)
 {
 	struct utsname u;
 
-	fprintf(f, "iotrace %s%s%s%s\n", IOTRACE_VERSION, *IOTRACE_GIT ? " (git " : "",
-		IOTRACE_GIT, *IOTRACE_GIT ? ")" : "");
+	fprintf(f, "iotrace %s%s%s%s\n", IOTRACE_VERSION, *IOTRACE_GIT ? " (git " : "", IOTRACE_GIT,
+		*IOTRACE_GIT ? ")" : "");
 	fprintf(f, "libbpf %u.%u\n", libbpf_major_version(), libbpf_minor_version());
 	if (uname(&u))
 		fprintf(f, "kernel unknown\n");
