@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		   "  iotrace info ls.iot\n"
 		   "  iotrace dump ls.iot | less\n"
 		   "  iotrace analyze ls.iot --infer-causality -o ls.jsonl\n"
-		   "  iotrace replay ls.jsonl --root /tmp/sb --afap\n");
+		   "  iotrace replay ls.jsonl --root sb --afap\n");
 }
 
 static const struct option longopts[] = {

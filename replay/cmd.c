@@ -49,9 +49,9 @@ static void replay__usage(FILE *f)
 		"\n"
 		"EXAMPLES:\n"
 		"  iotrace analyze db.iot --infer-causality -o db.jsonl\n"
-		"  iotrace replay db.jsonl --root /mnt/test/sb --natural --report r.json\n"
-		"  iotrace replay db.jsonl --root /mnt/test/sb --order temporal\n"
-		"  iotrace replay db.jsonl --root /mnt/test/sb --dev-root 254:0=/var/tmp/sys\n");
+		"  iotrace replay db.jsonl --root sb --natural --report r.json\n"
+		"  iotrace replay db.jsonl --root sb --order temporal\n"
+		"  iotrace replay db.jsonl --root sb --dev-root 254:0=sys\n");
 }
 
 static int replay__order(const char *s, enum rp_order *o)
