@@ -608,8 +608,10 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	op->pidx = t->pidx;
 	op->kind = rp_kind__of(call);
 	/* a call in progress at the attach has no arguments to replay */
-	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT)
+	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT) {
 		op->kind = RK_SKIP;
+		op->skip_why = RW_AT_ATTACH;
+	}
 	ev__args(p, op, ev, call);
 	why = ev__pages(op, ev);
 	if (!why)

@@ -20,6 +20,22 @@
 /* Largest per-thread buffer; larger counts are clamped (and show as short). */
 #define RP_BUF_MAX (64u << 20)
 
+/*
+ * Why a call was not replayed, counted in the report (skipped_why): a skip
+ * the replayer could do better is not_supported; the others are by design.
+ */
+enum rp_skip_why {
+	RW_NOT_SUPPORTED, /* a call, or a variant of one, not reproduced yet */
+	RW_KERNEL_PATH,	  /* a /dev, /proc or /sys path: the kernel's, not the storage's */
+	RW_LOCAL_SOCKET,  /* a unix or netlink socket: to a daemon outside the trace */
+	RW_NO_LISTENER,	  /* a connect to an address no one in the replay listens on */
+	RW_NOT_REPLAYED,  /* its fd or mapping came from a call that was skipped */
+	RW_AT_ATTACH,	  /* in progress at the attach: its arguments were never seen */
+	RW_NO_PATH,	  /* its path was not recorded (a string lost or cut) */
+	RW_FD_RANGE,	  /* an fd number beyond the replayer's table */
+	RW_NMAX,
+};
+
 /* What replaying an op does; the loader maps call names to these. */
 enum rp_kind {
 	RK_IGNORE, /* not I/O (memory, ids, signals): nothing to replay */
@@ -134,6 +150,7 @@ struct rp_op {
 	 * reach it, before the wait's own deps (plan__rendezvous) */
 	bool arrive_waited;
 	bool cut_target; /* a held timer before it ends with its deps (plan__cuts) */
+	uint8_t skip_why; /* kind RK_SKIP: enum rp_skip_why, why */
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan__rendezvous_counts) */
@@ -218,6 +235,7 @@ struct rp_thread {
 	size_t bufsz;
 	void *buf;	   /* per-thread I/O buffer, page aligned */
 	uint32_t *skipped; /* per call index */
+	uint32_t skipped_why[RW_NMAX];
 	uint64_t *lag;	   /* natural timing: lag of each issued call */
 	/* run time, ns */
 	_Alignas(64) uint64_t busy, wait, compute, hold, sleep;
@@ -340,6 +358,9 @@ bool sb__outside(const char *path);
 /* ops.c: issue one op; returns its result, >= 0 or -errno, or RP_SKIPPED.
  * *emulated is set when no call was made (fd outside the sandbox). */
 #define RP_SKIPPED INT64_MIN
+/* Returns RP_SKIPPED and notes WHY for this thread's accounting of the op. */
+int64_t op__skip(enum rp_skip_why why);
+enum rp_skip_why op__skip_why(const struct rp_op *op);
 int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated);
 /* Calls whose outcome is compared with the trace (not waits, sleeps, exits). */
 bool op__is_io(enum rp_kind k);

@@ -31,6 +31,7 @@ void exec__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 
 	if (op->got == RP_SKIPPED) {
 		t->skipped[op->call]++;
+		t->skipped_why[op__skip_why(op)]++;
 		return;
 	}
 	if (!op__is_io(op->kind))
