@@ -265,3 +265,48 @@ test_no_causality_warning()
 	grep -q 'warning' err3 && fail "a causal trace warned: $(cat err3)"
 	return 0
 }
+
+# The lines between .EX and .EE of a man page's EXAMPLES, unescaped as man
+# prints them.
+man_examples()
+{
+	awk '/^\.SH /{ ex = ($0 == ".SH EXAMPLES") } ex && /^\.EX/{ c = 1; next }
+		/^\.EE/{ c = 0 } ex && c' "$1" | sed -e 's/\\-/-/g' -e "s/\\\\(aq/'/g"
+}
+
+test_man_pages()
+{
+	local page sec n=0
+	command -v mandoc >/dev/null || skip "no mandoc (make deps installs it)"
+	for page in iotrace iotrace-analyze iotrace-export iotrace-replay; do
+		[ -f "$IOTRACE_ROOT/docs/man/$page.1" ] || fail "no docs/man/$page.1"
+	done
+	for page in "$IOTRACE_ROOT"/docs/man/*.1; do
+		mandoc -T lint -W warning "$page" >lint.txt 2>&1 ||
+			fail "mandoc -T lint ${page##*/}: $(cat lint.txt)"
+		[ -s lint.txt ] && fail "mandoc -T lint ${page##*/}: $(cat lint.txt)"
+		for sec in NAME SYNOPSIS DESCRIPTION "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+			grep -qx "\.SH \"\?$sec\"\?" "$page" || fail "${page##*/} has no $sec"
+		done
+		n=$((n + 1))
+	done
+	ge "man pages" "$n" 4
+}
+
+test_man_examples()
+{
+	need_bpf
+	local page line n=0
+	db_trace
+	for page in iotrace iotrace-analyze iotrace-export iotrace-replay; do
+		mkdir "$T/$page" && cd "$T/$page" && ln -s ../db.iot . || fail "mkdir $page"
+		while IFS= read -r line; do
+			case $line in
+			*pgrep*nginx*) continue ;; # needs nginx: tests/e2e/services.sh attaches to it
+			esac
+			run_example "$line"
+			n=$((n + 1))
+		done < <(man_examples "$IOTRACE_ROOT/docs/man/$page.1")
+	done
+	ge "man page examples run" "$n" 14
+}
