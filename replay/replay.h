@@ -100,7 +100,16 @@ enum rp_kind {
 	RK_NR,
 };
 
-enum rp_attr { RP_ATTR_MODE, RP_ATTR_OWNER, RP_ATTR_TIMES };
+/* RK_ATTR's a0: what it changes, or which xattr read it is */
+enum rp_attr {
+	RP_ATTR_MODE,
+	RP_ATTR_OWNER,
+	RP_ATTR_TIMES,
+	RP_ATTR_XGET,
+	RP_ATTR_XLIST,
+	RP_ATTR_XSET,
+	RP_ATTR_XREMOVE,
+};
 
 enum rp_order { RO_CAUSAL, RO_TEMPORAL, RO_SINGLE, RO_NONE, RO_THINK };
 enum rp_timing { RT_AFAP, RT_NATURAL };
@@ -123,7 +132,7 @@ struct rp_op {
 	int64_t ret;	   /* recorded result, -errno on failure */
 	int64_t a[4];	   /* kind-specific: count, offset, flags, mode, slot */
 	const char *path;  /* absolute trace path, resolved in the root at run time */
-	const char *path2; /* second path (rename, link) or symlink target */
+	const char *path2; /* second path (rename, link), symlink target or xattr name */
 	uint32_t *deps;	   /* op indexes, RP_DEP_START bit for start-only */
 	uint32_t ndeps;
 	struct rp_touch *touch; /* mmap I/O to do before the call */
