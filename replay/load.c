@@ -169,10 +169,20 @@ static int load__file(struct rp_file *f, json_t *o)
 	const char *path = json_string_value(json_object_get(o, "path"));
 	const char *type = json_string_value(json_object_get(o, "type"));
 	const char *target = json_string_value(json_object_get(o, "target"));
+	bool special = false;
 	int err;
 
 	if (!path || path[0] != '/' || !type)
 		return -EINVAL;
+	/* a fifo, socket or device node the trace found: an empty regular file
+	 * stands in, so that it exists as it did (a stat, an unlink, ls -l)
+	 * without a device node in the sandbox, or an open that waits for a
+	 * fifo's writer outside the trace */
+	if (!strcmp(type, "fifo") || !strcmp(type, "socket") || !strcmp(type, "chr") ||
+	    !strcmp(type, "blk")) {
+		special = true;
+		type = "file";
+	}
 	if (!strcmp(type, "file"))
 		f->type = 'f';
 	else if (!strcmp(type, "dir"))
@@ -194,8 +204,8 @@ static int load__file(struct rp_file *f, json_t *o)
 		return err;
 	}
 	f->target = target ? strdup(target) : NULL;
-	f->size = json_integer_value(json_object_get(o, "size"));
-	f->dev = (uint32_t)json_integer_value(json_object_get(o, "dev"));
+	f->size = special ? 0 : json_integer_value(json_object_get(o, "size"));
+	f->dev = special ? 0 : (uint32_t)json_integer_value(json_object_get(o, "dev"));
 	return 1;
 }
 
