@@ -311,3 +311,25 @@ test_man_examples()
 	done
 	ge "man page examples run" "$n" 14
 }
+
+# ls -l of a directory that holds what the initial state cannot copy: a
+# fifo, a device node, symlinks to them and to nothing.  They are in the
+# header with their types and exist in the sandbox as empty regular files,
+# so every stat, xattr read and readlink of the listing replays.
+test_ls_special_files()
+{
+	need_bpf
+	mkdir d
+	mkfifo d/fifo && mknod d/nul c 1 3 || fail "mkfifo, mknod"
+	ln -s fifo d/tofifo && ln -s /nonexistent d/dangling && echo x >d/f
+	record -o sp.iot -- ls -l "$T/d" >ls.out 2>/dev/null
+	eq "entries listed" "$(grep -c '^[-lpc]' ls.out)" 5
+	"$IOTRACE" analyze sp.iot --infer-causality -o sp.jsonl || fail "analyze exited $?"
+	eq "types in the header" "$(head -1 sp.jsonl | jq -c --arg d "$T/d/" \
+		'[.files[] | select(.path | startswith($d)) | .type] | sort')" \
+		'["chr","fifo","file","symlink","symlink"]'
+	replay_ok sp.jsonl sb --afap
+	[ -f "sb$T/d/fifo" ] && [ ! -p "sb$T/d/fifo" ] || fail "the fifo's stand-in is not a file"
+	[ -f "sb$T/d/nul" ] && [ ! -c "sb$T/d/nul" ] || fail "a device node in the sandbox"
+	eq "dangling symlink" "$(readlink "sb$T/d/dangling")" /nonexistent
+}
