@@ -3,8 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "log.h"
+#include "analyze/cmd_analyze.h"
+#include "cli/cmd_inspect.h"
+#include "cli/cmd_version.h"
+#include "lib/cliopt.h"
+#include "lib/log.h"
+#include "loader/cmd_record.h"
+#include "replay/cmd_replay.h"
 
 struct cmd {
 	const char *name;
@@ -56,7 +61,7 @@ int main(int argc, char **argv)
 	while ((c = cliopt__next(NULL, argc, argv, "+vVh", longopts)) != -1) {
 		switch (c) {
 		case 'v': log_level = LOG_DBG; break;
-		case 'V': version__print(stdout); return EXIT_OK;
+		case 'V': return cmd_version(1, (char *[]){ "version", NULL });
 		case 'h': usage(stdout); return EXIT_OK;
 		default: return EXIT_USAGE;
 		}

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "commands.h"
+#include "cli/cmd_version.h"
+#include "lib/cliopt.h"
 #include "version.h"
 
 static const struct option longopts[] = {
@@ -25,7 +26,7 @@ static void usage(FILE *f)
 		   "libbpf it runs with and the running kernel.\n");
 }
 
-void version__print(FILE *f)
+static void print_versions(FILE *f)
 {
 	struct utsname u;
 
@@ -50,6 +51,6 @@ int cmd_version(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cliopt__usage_error("version", "takes no arguments");
-	version__print(stdout);
+	print_versions(stdout);
 	return EXIT_OK;
 }

@@ -16,8 +16,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 /*
  * The value or list goes to a buffer of the size the application gave: a
@@ -26,7 +26,7 @@
  * in the user and trusted namespaces, whose values the kernel does not
  * parse (an ACL or a security label of filler would be refused).
  */
-static int64_t attr__xattr(const struct rp_op *op, int fd, const char *self)
+static int64_t attr_xattr(const struct rp_op *op, int fd, const char *self)
 {
 	void *buf = op->a[1] ? calloc(1, op->a[1]) : NULL;
 	ssize_t r;
@@ -52,18 +52,18 @@ static int64_t attr__xattr(const struct rp_op *op, int fd, const char *self)
 	return r < 0 ? -errno : r;
 }
 
-static bool attr__settable(const char *name)
+static bool xattr_settable(const char *name)
 {
 	return !strncmp(name, "user.", 5) || !strncmp(name, "trusted.", 8);
 }
 
-static int64_t attr__on_fd(const struct rp_op *op, int fd, bool opath)
+static int64_t attr_on_fd(const struct rp_op *op, int fd, bool opath)
 {
 	char self[64];
 
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	if (op->a[0] >= RP_ATTR_XGET)
-		return attr__xattr(op, fd, opath ? self : NULL);
+		return attr_xattr(op, fd, opath ? self : NULL);
 	switch (op->a[0]) {
 	case RP_ATTR_MODE:
 		return sys_res(opath ? fchmodat(AT_FDCWD, self, op->a[1] & 07777, 0) :
@@ -80,7 +80,7 @@ int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul)
 
 	if (op->a[0] >= RP_ATTR_XGET && op->a[0] != RP_ATTR_XLIST && !op->path2)
 		return op__skip(RW_NO_PATH);
-	if (op->a[0] == RP_ATTR_XSET && !attr__settable(op->path2))
+	if (op->a[0] == RP_ATTR_XSET && !xattr_settable(op->path2))
 		return op__skip(RW_NOT_SUPPORTED);
 	if (!op->path) {
 		fd = fd__get(p, op, op->fd);
@@ -88,13 +88,13 @@ int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul)
 			*emul = true;
 			return op->ret;
 		}
-		return fd < 0 ? fd__missing(op, fd) : attr__on_fd(op, fd, false);
+		return fd < 0 ? fd__missing(op, fd) : attr_on_fd(op, fd, false);
 	}
 	/* a symlink's own mode cannot change: lchmod-style calls fail as on Linux */
-	fd = sb__open(op->root, op->path, O_PATH | (op->a[3] ? O_NOFOLLOW : 0), 0);
+	fd = sandbox__open_in(op->root, op->path, O_PATH | (op->a[3] ? O_NOFOLLOW : 0), 0);
 	if (fd < 0)
 		return fd;
-	r = attr__on_fd(op, fd, true);
+	r = attr_on_fd(op, fd, true);
 	close(fd);
 	return r;
 }
