@@ -78,6 +78,19 @@ static int64_t op__open(struct rp_plan *p, struct rp_op *op)
 	return op->ret;
 }
 
+/* readlinkat(fd, "") of an O_PATH fd that is not a symlink says ENOENT; the
+ * application's readlink of the same path got EINVAL. */
+static int64_t op__readlink(int fd, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISLNK(st.st_mode))
+		return -EINVAL;
+	return sys_res(readlinkat(fd, "", buf, size));
+}
+
 /* Calls on a path that follow it: done on an O_PATH fd opened in the root. */
 static int64_t op__on_path(struct rp_op *op)
 {
@@ -91,7 +104,7 @@ static int64_t op__on_path(struct rp_op *op)
 	if (op->kind == RK_STAT)
 		r = fstat(fd, &st) ? -errno : 0;
 	else if (op->kind == RK_READLINK)
-		r = sys_res(readlinkat(fd, "", buf, sizeof(buf)));
+		r = op__readlink(fd, buf, sizeof(buf));
 	close(fd);
 	return r;
 }
