@@ -411,8 +411,11 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	t = track__proc(op->pidx);
 	if (!t)
 		return -ENOMEM;
-	if (op->kind == RK_CLOSE && op->ret < 0 && op->fd >= 0 && !t->cur[op->fd])
-		op->fd = -1; /* EBADF: nothing was open */
+	/* EBADF on a number the trace shows closed: nothing was open, and it
+	 * is no fd from before the trace either (gcc probes fd 3 with fcntl) */
+	if (op->fd >= 0 && !t->cur[op->fd] &&
+	    (op->ret == -EBADF || (op->kind == RK_CLOSE && op->ret < 0)))
+		op->fd = -1;
 	err = track__use(p, op, &op->fd, ev);
 	if (err)
 		return err;
