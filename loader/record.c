@@ -22,6 +22,7 @@
 #include "bpfsetup.h"
 #include "calib.h"
 #include "commands.h"
+#include "linksnap.h"
 #include "log.h"
 #include "pidset.h"
 #include "procsnap.h"
@@ -52,6 +53,7 @@ struct recorder {
 	int child_status;
 	uint64_t events;	/* records of kernel origin */
 	struct calib calib;	/* its child's records are kept out of the trace */
+	struct linksnap links;	/* paths whose symlink chains are in the trace */
 	uint64_t loss_base[IOT_LOSS_NR];	/* the calibration's, not the trace's */
 	int write_err;
 	uint64_t start_ns;
@@ -317,6 +319,7 @@ static void track(struct recorder *r, const struct iot_hdr *h)
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
+	int e;
 
 	while (size >= sizeof(struct iot_hdr)) {
 		const struct iot_hdr *h = data;
@@ -331,6 +334,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		track(r, h);
 		if (append(r, h))
 			return -EIO;
+		e = linksnap__note(&r->links, r->w, h);
+		if (e) {
+			if (!r->write_err)
+				r->write_err = e;
+			return -EIO;
+		}
 	}
 	return 0;
 }
@@ -581,5 +590,6 @@ cleanup:
 	pidset__free(&o.targets);
 	pidset__free(&r.live);
 	calib__free(&r.calib);
+	linksnap__free(&r.links);
 	return ret;
 }
