@@ -37,6 +37,7 @@ int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul)
 	if (!op->path) {
 		fd = fd__get(p, op, op->fd);
 		if (fd == RP_FD_SINK) {
+			report__note(op, RR_OUTSIDE);
 			*emul = true;
 			return op->ret;
 		}

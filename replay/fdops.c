@@ -38,10 +38,15 @@ int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
  * before the one that makes it (an order without that dep) or after a close,
  * and fails as the kernel fails it, so that the report counts it.
  */
-int64_t fd__missing(const struct rp_op *op, int fd)
+int64_t fd__missing(struct rp_op *op, int fd)
 {
-	if (op->ret == -EBADF || (fd == RP_FD_UNSET && op->ret >= 0))
+	if (op->ret == -EBADF)
 		return -EBADF;
+	if (fd == RP_FD_UNSET && op->ret >= 0) {
+		report__note(op, RR_FD_NOT_OPEN);
+		return -EBADF;
+	}
+	report__note(op, RR_FD_NOT_MADE);
 	return RP_SKIPPED;
 }
 
@@ -193,11 +198,15 @@ static int64_t fd__fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint
 	return sys_res(r);
 }
 
-static int64_t fd__close(struct rp_plan *p, const struct rp_op *op, int fd, bool *emul)
+static int64_t fd__close(struct rp_plan *p, struct rp_op *op, int fd, bool *emul)
 {
-	if (fd == RP_FD_UNSET)
+	if (fd == RP_FD_UNSET) {
+		if (op->ret >= 0)
+			report__note(op, RR_FD_NOT_OPEN);
 		return op->ret < 0 ? op->ret : -EBADF;
+	}
 	if (fd < 0) {
+		report__note(op, fd == RP_FD_SINK ? RR_OUTSIDE : RR_FD_NOT_MADE);
 		*emul = true;
 		fd__set(p, op->pidx, op->fd, RP_FD_UNSET, 0);
 		return op->ret < 0 ? op->ret : 0;
@@ -219,12 +228,13 @@ static int64_t fd__mmap(struct rp_plan *p, const struct rp_op *op, int fd)
 }
 
 /* An op whose fd is a sink or a host device: what would it have done? */
-static int64_t fd__emulate(const struct rp_op *op, int fd, uint8_t fl, bool *emul)
+static int64_t fd__emulate(struct rp_op *op, int fd, uint8_t fl, bool *emul)
 {
 	bool writes = op->kind == RK_WRITE || op->kind == RK_PWRITE || op->kind == RK_WRITEV ||
 		      op->kind == RK_PWRITEV;
 
 	if (fd == RP_FD_SINK || (writes && (fl & RP_FL_EMUL_WRITE))) {
+		report__note(op, fd == RP_FD_SINK ? RR_OUTSIDE : RR_HOST_DEV);
 		*emul = true;
 		return op->ret;
 	}

@@ -137,15 +137,17 @@ static int64_t op__link(int p1, const char *l1, int p2, const char *l2, const st
 	return r;
 }
 
-static int64_t op__two_names(const struct rp_op *op)
+static int64_t op__two_names(struct rp_op *op)
 {
 	char b1[PATH_MAX], b2[PATH_MAX];
 	const char *l1, *l2;
 	int p1, p2;
 	int64_t r;
 
-	if (!op->path2)
+	if (!op->path2) {
+		report__note(op, RR_PATH_UNKNOWN);
 		return RP_SKIPPED;
+	}
 	p1 = sb__parent(op->root, op->path, b1, &l1);
 	if (p1 < 0)
 		return p1;
@@ -184,10 +186,14 @@ static int64_t op__name(const struct rp_op *op)
 
 static int64_t op__path(struct rp_plan *p, struct rp_op *op)
 {
-	if (!op->path)
+	if (!op->path) {
+		report__note(op, RR_PATH_UNKNOWN);
 		return RP_SKIPPED;
-	if (path_outside_fs(op->path) && !(op->kind == RK_OPEN && sb__host_dev(op->path)))
+	}
+	if (path_outside_fs(op->path) && !(op->kind == RK_OPEN && sb__host_dev(op->path))) {
+		report__note(op, RR_PSEUDO_FS);
 		return RP_SKIPPED;
+	}
 	switch (op->kind) {
 	case RK_OPEN: return op__open(p, op);
 	case RK_STAT:
@@ -296,7 +302,7 @@ static int64_t op__close_range(struct rp_plan *p, const struct rp_op *op)
 static int64_t op__run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
 {
 	switch (op->kind) {
-	case RK_SKIP: return RP_SKIPPED;
+	case RK_SKIP: report__note(op, RR_UNSUPPORTED); return RP_SKIPPED;
 	case RK_IGNORE:
 	case RK_WAIT:
 	case RK_SLEEP:

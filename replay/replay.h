@@ -86,6 +86,27 @@ enum rp_kind {
 
 enum rp_attr { RP_ATTR_MODE, RP_ATTR_OWNER, RP_ATTR_TIMES };
 
+/*
+ * Why a call was not reproduced as recorded.  The code that decides to
+ * emulate or skip a call, or knows why it fails, names the reason with
+ * report__note(); the report counts each reason's failed, short, emulated
+ * and skipped calls and shows the first few (docs/replay.md, "Reasons").
+ * A new reason: a value here and its name in report.c's rp_reason_names.
+ */
+enum rp_reason {
+	RR_NONE,	   /* none named: a failed or short call is "differs" */
+	RR_OUTSIDE,	   /* an fd leading outside the sandbox (tty, a pipe to the tracer) */
+	RR_HOST_DEV,	   /* a write to /dev/null and the like, opened read-only */
+	RR_PSEUDO_FS,	   /* a path under /proc, /sys or /dev: not in the sandbox */
+	RR_UNSUPPORTED,	   /* a call the replayer does not reproduce (yet) */
+	RR_FD_NOT_MADE,	   /* on an fd whose making was skipped or failed in the replay */
+	RR_FD_NOT_OPEN,	   /* on an fd not open when it came: an order without its deps */
+	RR_PATH_UNKNOWN,   /* a path the trace does not hold (cut, unreadable) */
+	RR_UNIX_SOCKET,	   /* unix-domain and netlink sockets */
+	RR_NO_PEER_PORT,   /* a connect whose listener has no replay port */
+	RR_NR,
+};
+
 enum rp_order { RO_CAUSAL, RO_TEMPORAL, RO_SINGLE, RO_NONE, RO_THINK };
 enum rp_timing { RT_AFAP, RT_NATURAL };
 
@@ -146,7 +167,14 @@ struct rp_op {
 	int64_t got;			     /* replay result */
 	uint64_t t_issue, t_end;	     /* replay clock, ns since the replay start */
 	uint64_t t_arrive;		     /* when its thread reached it, if arrive_waited */
+	uint8_t reason;			     /* enum rp_reason, from report__note */
 };
+
+/* OP, being issued, is emulated, skipped or fails for reason WHY. */
+static inline void report__note(struct rp_op *op, enum rp_reason why)
+{
+	op->reason = why;
+}
 
 /*
  * Pages the thread touched through a file mapping before this call.  Loaded

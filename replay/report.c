@@ -166,6 +166,54 @@ static json_t *report__failures(const struct rp_plan *p, bool shorts)
 	return a;
 }
 
+static const char *const rp_reason_names[RR_NR] = {
+	[RR_NONE] = "differs",		      [RR_OUTSIDE] = "outside_sandbox",
+	[RR_HOST_DEV] = "host_device_write",  [RR_PSEUDO_FS] = "pseudo_fs",
+	[RR_UNSUPPORTED] = "not_replayed",    [RR_FD_NOT_MADE] = "fd_not_made",
+	[RR_FD_NOT_OPEN] = "fd_not_open",     [RR_PATH_UNKNOWN] = "path_unknown",
+	[RR_UNIX_SOCKET] = "unix_socket",     [RR_NO_PEER_PORT] = "no_peer_port",
+};
+static const char *const outcome_names[RO_NR] = { "failed", "short", "emulated", "skipped" };
+
+static json_t *report__sample(const struct rp_plan *p, uint32_t idx, enum rp_outcome how)
+{
+	const struct rp_op *op = &p->ops[idx];
+	json_t *o = json_pack("{s:s, s:I, s:s, s:s?, s:I}", "outcome", outcome_names[how], "id",
+			      (json_int_t)op->id, "call", p->calls[op->call], "path", op->path,
+			      "ret", (json_int_t)op->ret);
+
+	json_object_set_new(o, "got", op->got == RP_SKIPPED ? json_null() : json_integer(op->got));
+	return o;
+}
+
+/* Per reason: how many calls failed, were short, emulated or skipped for it,
+ * and the first few of each; reasons no call had are left out. */
+static json_t *report__reasons(const struct rp_plan *p)
+{
+	json_t *all = json_object();
+
+	for (int why = 0; why < RR_NR; why++) {
+		json_t *r = json_object(), *first = json_array();
+		uint64_t sum = 0;
+
+		for (int how = 0; how < RO_NR; how++) {
+			const uint32_t *ids;
+			uint64_t n = exec__reason(why, how, &ids);
+
+			json_object_set_new(r, outcome_names[how], json_integer(n));
+			for (uint64_t i = 0; i < n && i < RP_REASON_SAMPLES; i++)
+				json_array_append_new(first, report__sample(p, ids[i], how));
+			sum += n;
+		}
+		json_object_set_new(r, "first", first);
+		if (sum)
+			json_object_set_new(all, rp_reason_names[why], r);
+		else
+			json_decref(r);
+	}
+	return all;
+}
+
 static const char *const order_names[] = { "causal", "temporal", "single", "none", "think" };
 
 static json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
@@ -196,6 +244,7 @@ static json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct r
 				      "replay", r->wall ? (double)s.busy_replay / r->wall : 0.0));
 	json_object_set_new(j, "failures", report__failures(p, false));
 	json_object_set_new(j, "short_calls", report__failures(p, true));
+	json_object_set_new(j, "reasons", report__reasons(p));
 	return j;
 }
 
@@ -269,6 +318,27 @@ static void report__list_skipped(const struct rp_plan *p)
 		info("skipped: %s", line);
 }
 
+/* One line per reason: "emulated 21 (outside_sandbox), failed 3 (differs)". */
+static void report__list_reasons(void)
+{
+	char line[512];
+	size_t n = 0;
+
+	line[0] = '\0';
+	for (int why = 0; why < RR_NR; why++)
+		for (int how = 0; how < RO_NR && n < sizeof(line) - 64; how++) {
+			const uint32_t *ids;
+			uint64_t k = exec__reason(why, how, &ids);
+
+			if (k)
+				n += snprintf(line + n, sizeof(line) - n, "%s%s %llu (%s)",
+					      n ? ", " : "", outcome_names[how],
+					      (unsigned long long)k, rp_reason_names[why]);
+		}
+	if (n)
+		info("by reason: %s", line);
+}
+
 void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	const uint32_t *ids;
@@ -282,6 +352,7 @@ void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *
 	     (unsigned long long)s.failed, (unsigned long long)s.shrt,
 	     (unsigned long long)s.skipped, (unsigned long long)s.emulated);
 	report__list_skipped(p);
+	report__list_reasons();
 	if (o->timing == RT_NATURAL && r->nlag) {
 		qsort(r->lag, r->nlag, sizeof(*r->lag), u64_cmp);
 		info("lag p50 %.1f us, p99 %.1f us, max %.1f us", pct(r->lag, r->nlag, 0.5) / 1e3,

@@ -9,7 +9,7 @@
 
 /* The replay fd of recorded fd RFD in op's process, or an RP_FD_* value. */
 int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t rfd);
-int64_t fd__missing(const struct rp_op *op, int fd);
+int64_t fd__missing(struct rp_op *op, int fd);
 void fd__set(struct rp_plan *p, uint32_t pidx, int64_t rfd, int fd, uint8_t fl);
 /* Every op that names an fd (close, I/O, dup, fcntl, mmap). */
 int64_t fd__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
