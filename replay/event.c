@@ -295,10 +295,11 @@ static void ev__fcntl(struct rp_op *op, json_t *a)
 	op->a[2] = arg;
 	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		op->a[0] = cmd == F_DUPFD_CLOEXEC; /* stays RK_DUP */
-	else if (cmd == F_SETFD || cmd == F_GETFD || cmd == F_GETFL || cmd == F_SETFL)
+	else if (cmd == F_SETFD || cmd == F_GETFD || cmd == F_GETFL || cmd == F_SETFL ||
+		 fcntl__is_lock(cmd))
 		op->kind = RK_FCNTL;
 	else
-		op->kind = RK_SKIP; /* locks, leases, pipe sizes: not yet */
+		op->kind = RK_SKIP; /* leases, pipe sizes, seals: not yet */
 }
 
 static void ev__fds(struct rp_op *op, json_t *a, const char *call)
@@ -608,8 +609,10 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	op->pidx = t->pidx;
 	op->kind = rp_kind__of(call);
 	/* a call in progress at the attach has no arguments to replay */
-	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT)
+	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT) {
 		op->kind = RK_SKIP;
+		report__note(op, RR_BEFORE_ATTACH);
+	}
 	ev__args(p, op, ev, call);
 	why = ev__pages(op, ev);
 	if (!why)

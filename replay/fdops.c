@@ -181,10 +181,15 @@ static int64_t fd__dup(struct rp_plan *p, const struct rp_op *op, int fd, uint8_
 	return made;
 }
 
-static int64_t fd__fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)
+static int64_t fd__fcntl(struct rp_plan *p, struct rp_op *op, int fd, uint8_t fl, bool *emul)
 {
 	long r;
 
+	if (fcntl__is_lock(op->a[1])) {
+		report__note(op, RR_RECORD_LOCK);
+		*emul = true;
+		return op->ret;
+	}
 	if (op->a[1] == F_SETFD) {
 		fl = (fl & ~RP_FL_CLOEXEC) | (op->a[2] & FD_CLOEXEC ? RP_FL_CLOEXEC : 0);
 		atomic_store(&p->pr[op->pidx].fdfl[op->fd], fl);
@@ -254,7 +259,7 @@ int64_t fd__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *e
 	if (op->kind == RK_DUP || op->kind == RK_DUP2)
 		return fd__dup(p, op, fd, fl);
 	if (op->kind == RK_FCNTL)
-		return fd__fcntl(p, op, fd, fl);
+		return fd__fcntl(p, op, fd, fl, emul);
 	r = fd__emulate(op, fd, fl, emul);
 	if (r != RP_SKIPPED)
 		return r;

@@ -302,7 +302,10 @@ static int64_t op__close_range(struct rp_plan *p, const struct rp_op *op)
 static int64_t op__run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
 {
 	switch (op->kind) {
-	case RK_SKIP: report__note(op, RR_UNSUPPORTED); return RP_SKIPPED;
+	case RK_SKIP:
+		if (!op->reason)
+			report__note(op, RR_UNSUPPORTED);
+		return RP_SKIPPED;
 	case RK_IGNORE:
 	case RK_WAIT:
 	case RK_SLEEP:

@@ -104,6 +104,9 @@ enum rp_reason {
 	RR_PATH_UNKNOWN,   /* a path the trace does not hold (cut, unreadable) */
 	RR_UNIX_SOCKET,	   /* unix-domain and netlink sockets */
 	RR_NO_PEER_PORT,   /* a connect whose listener has no replay port */
+	RR_RECORD_LOCK,	   /* fcntl record locks: the replay is one process, where they never
+			    * conflict; answered with the recorded result */
+	RR_BEFORE_ATTACH,  /* in progress at the attach: its arguments were not recorded */
 	RR_NR,
 };
 
@@ -169,6 +172,14 @@ struct rp_op {
 	uint64_t t_arrive;		     /* when its thread reached it, if arrive_waited */
 	uint8_t reason;			     /* enum rp_reason, from report__note */
 };
+
+/* fcntl commands that take or test a record lock, by the kernel's numbers
+ * (the trace's): F_GETLK, F_SETLK, F_SETLKW 5-7; F_OFD_GETLK, F_OFD_SETLK,
+ * F_OFD_SETLKW 36-38. */
+static inline bool fcntl__is_lock(int64_t cmd)
+{
+	return (cmd >= 5 && cmd <= 7) || (cmd >= 36 && cmd <= 38);
+}
 
 /* OP, being issued, is emulated, skipped or fails for reason WHY. */
 static inline void report__note(struct rp_op *op, enum rp_reason why)
