@@ -44,6 +44,7 @@ static const struct kind_name kinds[] = {
 	{ "truncate", RK_TRUNCATE },
 	{ "fallocate", RK_FALLOCATE },
 	{ "fadvise64", RK_FADVISE },
+	{ "readahead", RK_READAHEAD },
 	{ "mkdir", RK_MKDIR },
 	{ "mkdirat", RK_MKDIR },
 	{ "unlink", RK_UNLINK },
@@ -296,7 +297,7 @@ static void ev__fcntl(struct rp_op *op, json_t *a)
 	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		op->a[0] = cmd == F_DUPFD_CLOEXEC; /* stays RK_DUP */
 	else if (cmd == F_SETFD || cmd == F_GETFD || cmd == F_GETFL || cmd == F_SETFL ||
-		 fcntl__is_lock(cmd))
+		 fcntl__is_lock(cmd) || fcntl__is_hint(cmd))
 		op->kind = RK_FCNTL;
 	else
 		op->kind = RK_SKIP; /* leases, pipe sizes, seals: not yet */
@@ -363,6 +364,10 @@ static void ev__fdcalls(struct rp_op *op, json_t *a)
 		op->a[2] = arg_int(a, "flags", 0);
 		return;
 	case RK_FTRUNCATE: op->a[1] = arg_int(a, "length", 0); return;
+	case RK_READAHEAD:
+		op->a[0] = arg_int(a, "count", 0);
+		op->a[1] = arg_int(a, "offset", 0);
+		return;
 	case RK_FALLOCATE:
 	case RK_FADVISE:
 		op->a[0] = arg_int(a, "len", 0);
@@ -491,7 +496,8 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	case RK_SYNC_RANGE:
 	case RK_FTRUNCATE:
 	case RK_FALLOCATE:
-	case RK_FADVISE: ev__fdcalls(op, a); break;
+	case RK_FADVISE:
+	case RK_READAHEAD: ev__fdcalls(op, a); break;
 	default: break;
 	}
 }

@@ -151,6 +151,7 @@ static int64_t fd__misc(const struct rp_op *op, int fd)
 	case RK_FALLOCATE: r = fallocate(fd, op->a[2], op->a[1], op->a[0]); break;
 	case RK_FSTAT: r = fstat(fd, &st); break;
 	case RK_FADVISE: r = posix_fadvise(fd, op->a[1], op->a[0], op->a[2]); return -(int64_t)r;
+	case RK_READAHEAD: r = readahead(fd, op->a[1], op->a[0]); break;
 	default: return RP_SKIPPED;
 	}
 	return sys_res(r);
@@ -185,8 +186,8 @@ static int64_t fd__fcntl(struct rp_plan *p, struct rp_op *op, int fd, uint8_t fl
 {
 	long r;
 
-	if (fcntl__is_lock(op->a[1])) {
-		report__note(op, RR_RECORD_LOCK);
+	if (fcntl__is_lock(op->a[1]) || fcntl__is_hint(op->a[1])) {
+		report__note(op, fcntl__is_lock(op->a[1]) ? RR_RECORD_LOCK : RR_ARG_UNKNOWN);
 		*emul = true;
 		return op->ret;
 	}
@@ -266,5 +267,7 @@ int64_t fd__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *e
 	if (op->kind == RK_MMAP)
 		return fd__mmap(p, op, fd);
 	r = fd__io(t, op, fd, fl);
+	if (op->kind == RK_GETDENTS && r >= 0 && r != op->ret)
+		report__note(op, RR_DIR_CONTENTS);
 	return r != RP_SKIPPED ? r : fd__misc(op, fd);
 }

@@ -81,6 +81,7 @@ enum rp_kind {
 	RK_SHUTDOWN,	/* a0 how */
 	RK_ATTR,	/* chmod, chown, utimensat: a0 which, a1 mode/owner, a2 group */
 	RK_CLOSE_RANGE, /* a0 first, a1 last */
+	RK_READAHEAD,	/* a0 count, a1 offset */
 	RK_NR,
 };
 
@@ -107,6 +108,9 @@ enum rp_reason {
 	RR_RECORD_LOCK,	   /* fcntl record locks: the replay is one process, where they never
 			    * conflict; answered with the recorded result */
 	RR_BEFORE_ATTACH,  /* in progress at the attach: its arguments were not recorded */
+	RR_ARG_UNKNOWN,	   /* an argument behind a pointer the trace does not hold */
+	RR_DIR_CONTENTS,   /* a directory listing: the sandbox has only the names the
+			    * trace used, so its byte count differs */
 	RR_NR,
 };
 
@@ -179,6 +183,13 @@ struct rp_op {
 static inline bool fcntl__is_lock(int64_t cmd)
 {
 	return (cmd >= 5 && cmd <= 7) || (cmd >= 36 && cmd <= 38);
+}
+
+/* F_GET_RW_HINT, F_SET_RW_HINT, F_GET_FILE_RW_HINT, F_SET_FILE_RW_HINT
+ * (1035-1038): the hint is behind a pointer the trace does not hold. */
+static inline bool fcntl__is_hint(int64_t cmd)
+{
+	return cmd >= 1035 && cmd <= 1038;
 }
 
 /* OP, being issued, is emulated, skipped or fails for reason WHY. */
