@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -233,6 +234,26 @@ static int64_t fd__mmap(struct rp_plan *p, const struct rp_op *op, int fd)
 	return op->ret;
 }
 
+/*
+ * A read of a pipe that saw end-of-file in the trace, while the replay still
+ * has a writer of it: the writer's copy is about to go (a vfork child's exec
+ * closes it), but the trace may order that exec after this read (gcc's
+ * driver reads its exec-error pipe while its child execs), and a blocking
+ * read would wait for it forever.  Answered 0 at once instead.
+ */
+static bool fd__eof_early(struct rp_op *op, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct stat st;
+
+	if (op->ret || !op->stream || (op->kind != RK_READ && op->kind != RK_READV))
+		return false;
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) || poll(&pfd, 1, 0) != 0)
+		return false;
+	report__note(op, RR_EOF_EARLY);
+	return true;
+}
+
 /* An op whose fd is a sink or a host device: what would it have done? */
 static int64_t fd__emulate(struct rp_op *op, int fd, uint8_t fl, bool *emul)
 {
@@ -264,6 +285,10 @@ int64_t fd__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *e
 	r = fd__emulate(op, fd, fl, emul);
 	if (r != RP_SKIPPED)
 		return r;
+	if (fd__eof_early(op, fd)) {
+		*emul = true;
+		return 0;
+	}
 	if (op->kind == RK_MMAP)
 		return fd__mmap(p, op, fd);
 	r = fd__io(t, op, fd, fl);

@@ -111,6 +111,8 @@ enum rp_reason {
 	RR_ARG_UNKNOWN,	   /* an argument behind a pointer the trace does not hold */
 	RR_DIR_CONTENTS,   /* a directory listing: the sandbox has only the names the
 			    * trace used, so its byte count differs */
+	RR_EOF_EARLY,	   /* a pipe read that saw end-of-file in the trace, while a writer
+			    * the trace closes later is still open here: answered 0 */
 	RR_NR,
 };
 

@@ -174,6 +174,7 @@ static const char *const rp_reason_names[RR_NR] = {
 	[RR_UNIX_SOCKET] = "unix_socket",     [RR_NO_PEER_PORT] = "no_peer_port",
 	[RR_RECORD_LOCK] = "record_lock",     [RR_BEFORE_ATTACH] = "before_attach",
 	[RR_ARG_UNKNOWN] = "arg_unknown",     [RR_DIR_CONTENTS] = "dir_contents",
+	[RR_EOF_EARLY] = "eof_early",
 };
 static const char *const outcome_names[RO_NR] = { "failed", "short", "emulated", "skipped" };
 
