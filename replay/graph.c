@@ -377,10 +377,9 @@ static const struct rp_file *plan__chain_end(const struct rp_plan *p, const stru
 
 	for (int hops = 0; l && l->type == 'l' && l->target && hops < 40; hops++) {
 		const char *slash = strrchr(l->path, '/');
-		int n = l->target[0] == '/' ?
-				snprintf(buf, sizeof(buf), "%s", l->target) :
-				snprintf(buf, sizeof(buf), "%.*s/%s", (int)(slash - l->path), l->path,
-					 l->target);
+		int n = l->target[0] == '/' ? snprintf(buf, sizeof(buf), "%s", l->target) :
+					      snprintf(buf, sizeof(buf), "%.*s/%s",
+						       (int)(slash - l->path), l->path, l->target);
 
 		if (n < 0 || (size_t)n >= sizeof(buf))
 			return NULL;

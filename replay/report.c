@@ -167,13 +167,20 @@ static json_t *report__failures(const struct rp_plan *p, bool shorts)
 }
 
 static const char *const rp_reason_names[RR_NR] = {
-	[RR_NONE] = "differs",		      [RR_OUTSIDE] = "outside_sandbox",
-	[RR_HOST_DEV] = "host_device_write",  [RR_PSEUDO_FS] = "pseudo_fs",
-	[RR_UNSUPPORTED] = "not_replayed",    [RR_FD_NOT_MADE] = "fd_not_made",
-	[RR_FD_NOT_OPEN] = "fd_not_open",     [RR_PATH_UNKNOWN] = "path_unknown",
-	[RR_UNIX_SOCKET] = "unix_socket",     [RR_NO_PEER_PORT] = "no_peer_port",
-	[RR_RECORD_LOCK] = "record_lock",     [RR_BEFORE_ATTACH] = "before_attach",
-	[RR_ARG_UNKNOWN] = "arg_unknown",     [RR_DIR_CONTENTS] = "dir_contents",
+	[RR_NONE] = "differs",
+	[RR_OUTSIDE] = "outside_sandbox",
+	[RR_HOST_DEV] = "host_device_write",
+	[RR_PSEUDO_FS] = "pseudo_fs",
+	[RR_UNSUPPORTED] = "not_replayed",
+	[RR_FD_NOT_MADE] = "fd_not_made",
+	[RR_FD_NOT_OPEN] = "fd_not_open",
+	[RR_PATH_UNKNOWN] = "path_unknown",
+	[RR_UNIX_SOCKET] = "unix_socket",
+	[RR_NO_PEER_PORT] = "no_peer_port",
+	[RR_RECORD_LOCK] = "record_lock",
+	[RR_BEFORE_ATTACH] = "before_attach",
+	[RR_ARG_UNKNOWN] = "arg_unknown",
+	[RR_DIR_CONTENTS] = "dir_contents",
 	[RR_EOF_EARLY] = "eof_early",
 };
 static const char *const outcome_names[RO_NR] = { "failed", "short", "emulated", "skipped" };
