@@ -39,10 +39,11 @@ replay_row() {
 		rep=$TMP/$name-$mode.json
 		rm -rf "$TMP/root"
 		rc=0
-		"$IOTRACE" replay "$jsonl" --root "$TMP/root" "--$mode" --report "$rep" --no-progress \
-			--stall-timeout 30 2>"$TMP/$name-$mode.err" || rc=$?
+		"$IOTRACE" replay "$jsonl" --root "$TMP/root" "--$mode" --report "$rep" \
+			--no-progress --stall-timeout 30 2>"$TMP/$name-$mode.err" || rc=$?
 		if [ ! -s "$rep" ]; then
-			echo "| $name | $mode | replay exited $rc: $(tail -1 "$TMP/$name-$mode.err") |||||||" >>"$ROWS"
+			printf '| %s | %s | replay exited %s: %s |||||||\n' "$name" "$mode" "$rc" \
+				"$(tail -1 "$TMP/$name-$mode.err")" >>"$ROWS"
 			continue
 		fi
 		jq -r --arg n "$name" --arg m "$mode" --arg rc "$rc" --slurpfile i "$info" '
