@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "linksnap.h"
-#include "record.h"
-#include "trace.h"
+#include "lib/record.h"
+#include "lib/trace.h"
+#include "loader/linksnap.h"
 
 #define LINK_HOPS 40 /* the kernel's own limit on a chain */
-#define LINK_BUF 4096
+#define LINK_BUF  4096
 
 static uint64_t path_hash(const char *s)
 {
@@ -33,7 +33,7 @@ static uint64_t path_hash(const char *s)
 	return h | 1; /* 0 marks an empty slot */
 }
 
-static int set__grow(struct linksnap *ls)
+static int set_grow(struct linksnap *ls)
 {
 	uint32_t cap = ls->cap ? 2 * ls->cap : 1024;
 	uint64_t *v = calloc(cap, sizeof(*v));
@@ -56,12 +56,12 @@ static int set__grow(struct linksnap *ls)
 }
 
 /* true when PATH was seen before; marks it seen */
-static bool set__seen(struct linksnap *ls, const char *path)
+static bool set_seen(struct linksnap *ls, const char *path)
 {
 	uint64_t h = path_hash(path);
 	uint32_t k;
 
-	if (2 * (ls->n + 1) > ls->cap && set__grow(ls))
+	if (2 * (ls->n + 1) > ls->cap && set_grow(ls))
 		return true; /* out of memory: resolve nothing more */
 	for (k = h & (ls->cap - 1); ls->set[k]; k = (k + 1) & (ls->cap - 1))
 		if (ls->set[k] == h)
@@ -73,7 +73,7 @@ static bool set__seen(struct linksnap *ls, const char *path)
 
 /* The path TARGET names when read from a link at LINK, without "." or ".."
  * (taken lexically, as the replay's root has no links above its files). */
-static bool link__next(const char *link, const char *target, char *out, size_t cap)
+static bool link_next(const char *link, const char *target, char *out, size_t cap)
 {
 	char tmp[PATH_MAX];
 	const char *slash = strrchr(link, '/');
@@ -106,8 +106,8 @@ static bool link__next(const char *link, const char *target, char *out, size_t c
 	return true;
 }
 
-static int link__write(struct trace_writer *w, const struct iot_hdr *call, const char *path,
-		       const char *target, const char *end, const struct stat *st)
+static int link_write(struct trace_writer *w, const struct iot_hdr *call, const char *path,
+		      const char *target, const char *end, const struct stat *st)
 {
 	char buf[LINK_BUF] __attribute__((aligned(8)));
 	struct iot_link *l = (struct iot_link *)buf;
@@ -131,7 +131,7 @@ static int link__write(struct trace_writer *w, const struct iot_hdr *call, const
 }
 
 /* Where PATH's chain of links ends (END), and how many links it has. */
-static int chain__end(const char *path, char *end, size_t cap)
+static int chain_end(const char *path, char *end, size_t cap)
 {
 	char cur[PATH_MAX], target[PATH_MAX];
 	int hops = 0;
@@ -143,7 +143,7 @@ static int chain__end(const char *path, char *end, size_t cap)
 		if (n < 0)
 			break;
 		target[n] = '\0';
-		if (!link__next(cur, target, cur, sizeof(cur)))
+		if (!link_next(cur, target, cur, sizeof(cur)))
 			return 0;
 	}
 	snprintf(end, cap, "%s", cur);
@@ -151,11 +151,11 @@ static int chain__end(const char *path, char *end, size_t cap)
 }
 
 /* One LINK record per link from PATH to the end of its chain. */
-static int chain__write(struct linksnap *ls, struct trace_writer *w, const struct iot_hdr *call,
-			const char *path)
+static int chain_write(struct linksnap *ls, struct trace_writer *w, const struct iot_hdr *call,
+		       const char *path)
 {
 	char cur[PATH_MAX], target[PATH_MAX], end[PATH_MAX];
-	int hops = chain__end(path, end, sizeof(end)), err = 0;
+	int hops = chain_end(path, end, sizeof(end)), err = 0;
 	struct stat st;
 	bool ok = !stat(path, &st);
 
@@ -166,10 +166,10 @@ static int chain__write(struct linksnap *ls, struct trace_writer *w, const struc
 		if (n < 0)
 			break;
 		target[n] = '\0';
-		err = link__write(w, call, cur, target, end, ok ? &st : NULL);
-		if (!link__next(cur, target, cur, sizeof(cur)))
+		err = link_write(w, call, cur, target, end, ok ? &st : NULL);
+		if (!link_next(cur, target, cur, sizeof(cur)))
 			break;
-		set__seen(ls, cur);
+		set_seen(ls, cur);
 	}
 	return err;
 }
@@ -190,8 +190,8 @@ int linksnap__note(struct linksnap *ls, struct trace_writer *w, const struct iot
 		if (!s || s[0] != '/' || !v.strh[k] || v.strh[k]->which >= IOT_STR_SUN_PATH ||
 		    v.strh[k]->flags)
 			continue;
-		if (!set__seen(ls, s))
-			err = chain__write(ls, w, h, s);
+		if (!set_seen(ls, s))
+			err = chain_write(ls, w, h, s);
 	}
 	return err;
 }

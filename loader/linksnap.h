@@ -4,7 +4,7 @@
 #define IOTRACE_LINKSNAP_H
 
 #include <stdint.h>
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 
 struct trace_writer;
 

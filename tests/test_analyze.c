@@ -14,12 +14,12 @@
 #include <CUnit/Basic.h>
 #include <jansson.h>
 
-#include "an.h"
-#include "analyze.h"
-#include "jw.h"
-#include "record.h"
-#include "sort.h"
-#include "trace.h"
+#include "analyze/an.h"
+#include "analyze/analyze.h"
+#include "analyze/jw.h"
+#include "analyze/sort.h"
+#include "lib/record.h"
+#include "lib/trace.h"
 
 #define NO	UINT32_MAX
 #define RULES_ALL ((1u << AN_RULE_NR) - 1)
@@ -386,7 +386,7 @@ static void put_link(struct tb *b, const char *path, const char *target, const c
 static const struct an_file *file_of(const struct analysis *an, const char *path)
 {
 	for (size_t i = 0; i < an->files.n; i++) {
-		const struct an_file *f = vec__at(&an->files, i);
+		const struct an_file *f = an_vec__at(&an->files, i);
 		const char *p = strtab__str(&an->strs, f->path);
 
 		if (p && !strcmp(p, path))
@@ -903,4 +903,4 @@ static CU_TestInfo tests[] = {
 };
 
 #define SUITE "analyze"
-#include "cu_main.h"
+#include "tests/cu_main.h"
