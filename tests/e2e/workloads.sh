@@ -148,7 +148,7 @@ test_rocksdb_db_bench_attached()
 	need_bpf
 	command -v db_bench >/dev/null || skip "db_bench is not installed (rocksdb-tools; make deps)"
 	local pid
-	db_bench --benchmarks=fillrandom,readrandom --db="$T/db" --num=20000 --duration=1 \
+	db_bench --benchmarks=fillrandom,readrandom --db="$T/db" --num=20000 --duration=2 \
 		--threads=2 --value_size=100 --compression_type=none --write_buffer_size=65536 \
 		--sync=1 --cache_size=65536 --statistics=0 >bench.out 2>&1 &
 	pid=$!
