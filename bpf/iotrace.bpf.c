@@ -1037,12 +1037,18 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	struct resident *r = get_res();
 	struct task_state *st;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now;
 
-	/* prev leaves the CPU: its state back to storage, where it is read next */
-	res_put_back(prev);
 	if (r)
 		r->armed = 1;
+	/* Neither task has any BPF task storage, so neither is traced (a resident
+	 * thread has storage too): two loads instead of three helper calls, on
+	 * every context switch of the host. */
+	if (!prev->bpf_storage && !next->bpf_storage)
+		return 0;
+	now = bpf_ktime_get_ns();
+	/* prev leaves the CPU: its state back to storage, where it is read next */
+	res_put_back(prev);
 	st = bpf_task_storage_get(&tstate, prev, 0, 0);
 	if (st && st->switch_in) {
 		struct iot_switch rec = {};
