@@ -27,7 +27,28 @@ endif
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .SECONDARY:
-.PHONY: all deps test unit e2e demo bench bench-quick clean format format-check fuzz FORCE
+.PHONY: all deps test unit e2e demo bench bench-quick clean format format-check fuzz FORCE install \
+	uninstall fresh-check
+
+# Before `make deps` a missing tool would stop the build at "clang: command
+# not found"; say instead what to run.  Goals that run deps first (test, demo,
+# bench) are checked in the make they start, after deps.
+NO_TOOLS_GOALS	:= deps test demo bench bench-quick clean uninstall format format-check fresh-check
+BUILD_HEADERS	:= bpf/libbpf.h gelf.h zstd.h zlib.h jansson.h
+ifneq ($(filter-out $(NO_TOOLS_GOALS),$(or $(MAKECMDGOALS),all)),)
+missing_tool	:= $(firstword $(foreach t,$(CC) $(CLANG) $(BPFTOOL),\
+		     $(if $(shell command -v $(t) 2>/dev/null),,$(t))))
+hash		:= \#
+missing_header	:= $(shell for h in $(BUILD_HEADERS); do echo "$(hash)include <$$h>" | \
+		     $(CC) -E -x c - >/dev/null 2>&1 || { echo $$h; break; }; done)
+deps_hint	:= run 'make deps' (as root) to install the build dependencies
+ifneq ($(missing_tool),)
+$(error iotrace: $(missing_tool) not found: $(deps_hint))
+endif
+ifneq ($(missing_header),)
+$(error iotrace: header $(missing_header) not found: $(deps_hint))
+endif
+endif
 
 # Sources of the one binary; each folder adds its own files here.
 LIB_SRCS	:= $(wildcard lib/*.c)
@@ -199,6 +220,33 @@ fuzz: $(FUZZ_BINS)
 			tests/fuzz/corpus/$${n#fuzz_} 2>&1 | grep -E 'Done [0-9]+ runs|ERROR|SUMMARY|crash' ; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
+
+# Installed like any tool: PREFIX (default /usr/local), DESTDIR for packaging.
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+MANDIR		?= $(PREFIX)/share/man
+DOCDIR		?= $(PREFIX)/share/doc/iotrace
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+MAN_PAGES	:= $(wildcard docs/man/*.1)
+DOCS		:= README.md $(wildcard docs/*.md docs/*.png)
+
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 755 $(BUILD)/iotrace $(DESTDIR)$(BINDIR)/iotrace
+	$(Q)install -D -m 644 scripts/iotrace.bash-completion $(DESTDIR)$(BASHCOMPDIR)/iotrace
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
+	$(Q)$(if $(MAN_PAGES),install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/)
+	$(Q)install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	$(call msg,REMOVE,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(BASHCOMPDIR)/iotrace \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
+	$(Q)rm -rf $(DESTDIR)$(DOCDIR)
+
+# make test and make demo in a fresh minbase Debian chroot (root, network to the mirror).
+fresh-check:
+	$(Q)scripts/fresh-check.sh
 
 # Every C file and header of the tree, BPF and tests included; vmlinux.h is generated.
 FORMAT_SRCS	:= $(filter-out vmlinux/% $(BUILD)/%,$(wildcard *.[ch] */*.[ch] */*/*.[ch]))

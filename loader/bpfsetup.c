@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
@@ -82,6 +84,33 @@ static bool choose_programs(struct iotrace_bpf *skel)
 	return true;
 }
 
+/* Whether a file system of type MAGIC is mounted at PATH. */
+static bool mounted(const char *path, long magic)
+{
+	struct statfs st;
+
+	return !statfs(path, &st) && st.f_type == magic;
+}
+
+/*
+ * A chroot or container often lacks /proc or /sys; without this check the
+ * first thing to fail would be the BTF lookup, which blames the kernel.
+ */
+static bool check_mounts(void)
+{
+	if (!mounted("/proc", PROC_SUPER_MAGIC)) {
+		err("/proc is not mounted (a chroot or container?): "
+		    "mount it with 'mount -t proc proc /proc'");
+		return false;
+	}
+	if (!mounted("/sys", SYSFS_MAGIC)) {
+		err("/sys is not mounted (a chroot or container?): "
+		    "mount it with 'mount -t sysfs sysfs /sys'");
+		return false;
+	}
+	return true;
+}
+
 static void explain_load_error(int e)
 {
 	if (e == -EPERM || e == -EACCES)
@@ -99,6 +128,10 @@ struct capture *capture__new(const struct capture_opts *opts)
 
 	if (!c)
 		return NULL;
+	if (!check_mounts()) {
+		e = -ENOENT;
+		goto err_free;
+	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		err("kernel has no BTF (/sys/kernel/btf/vmlinux): iotrace needs CONFIG_DEBUG_INFO_BTF=y");
 		e = -ENOTSUP;

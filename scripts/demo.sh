@@ -7,6 +7,8 @@ BUILD=${BUILD:-build}
 out=${DEMO_DIR:-$BUILD/demo}
 mkdir -p "$out/work"
 iot=$BUILD/iotrace
+. "$(dirname "$0")/mounts.sh"
+ensure_mounts || exit 1
 
 echo "== iotrace record -o $out/demo.iot -- $BUILD/progs/demo_workload $out/work"
 "$iot" record -o "$out/demo.iot" -- "$BUILD/progs/demo_workload" "$out/work"

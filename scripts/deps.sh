@@ -4,11 +4,21 @@
 # only those that are missing: a machine that has them all is left untouched.
 set -euo pipefail
 
+# Each line says what needs its packages; README "Why these libraries" says why.
 pkgs=(
+	# build: the BPF programs, their skeletons, the binary
 	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libjansson-dev
-	libcunit1-dev jq strace bpftrace fio util-linux e2fsprogs xfsprogs btrfs-progs
-	gnuplot-nox time valgrind redis-server redis-tools nginx apache2-utils mandoc
-	sqlite3 libsqlite3-dev rocksdb-tools
+	# tests: CUnit; libFuzzer and the ASan runtime (only a Recommends of clang)
+	libcunit1-dev libclang-rt-14-dev
+	# tests and demo: JSON checks, pkill/ps, setpriv/mount/losetup, valgrind, man page lint
+	jq procps util-linux valgrind mandoc
+	# tests: the real services attached and loaded
+	redis-server redis-tools nginx apache2-utils
+	# bench: the other tracers, workloads, file systems, tables and plots
+	strace bpftrace linux-perf fio sqlite3 libsqlite3-dev rocksdb-tools e2fsprogs xfsprogs
+	btrfs-progs bsdextrautils gnuplot-nox time
+	# scripts/fresh-check.sh
+	debootstrap
 )
 
 missing=()

@@ -12,6 +12,9 @@ export IOTRACE_ROOT=$(cd "$here/.." && pwd)
 export BUILD=${BUILD:-$IOTRACE_ROOT/build}
 export IOTRACE=${IOTRACE:-$BUILD/iotrace}
 pattern=${TESTS:-}
+# in a chroot: mount /proc, /sys and tracefs once here, and say so
+. "$IOTRACE_ROOT/scripts/mounts.sh"
+[ "$(id -u)" -ne 0 ] || ensure_mounts || true
 limit=${E2E_TIMEOUT:-180}
 
 pass=0 fail=0 skip=0

@@ -24,15 +24,14 @@ fail()
 	exit 1
 }
 
-# need_bpf: root, BTF and a tracefs, or skip.
+. "$IOTRACE_ROOT/scripts/mounts.sh"
+
+# need_bpf: root, /proc, /sys, tracefs (mounted here in a chroot) and BTF, or skip.
 need_bpf()
 {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for BPF"
+	ensure_mounts 2>/dev/null || skip "cannot mount /proc, /sys or tracefs"
 	[ -r /sys/kernel/btf/vmlinux ] || skip "kernel has no BTF"
-	if [ ! -d /sys/kernel/tracing/events ]; then
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
-			skip "cannot mount tracefs"
-	fi
 }
 
 # eq WHAT GOT WANT
