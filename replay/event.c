@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 
 #include "replay.h"
 #include "rp_event.h"
@@ -586,6 +587,25 @@ static const char *ev__mapfile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	return NULL;
 }
 
+/* The socket an op uses, by inode: the identity of a connection. */
+static void ev__sock_id(struct rp_op *op, json_t *ev)
+{
+	json_t *so = json_object_get(ev, "sock"), *a = json_object_get(ev, "args"), *fd;
+	const char *type;
+
+	fd = json_object_get(a, json_object_get(a, "sockfd") ? "sockfd" : "fd");
+	type = json_string_value(json_object_get(fd, "type"));
+	if (op->kind == RK_ACCEPT)
+		op->sino = op->ret >= 0 ? json_integer_value(json_object_get(so, "ino")) : 0;
+	else if (type && !strcmp(type, "socket"))
+		op->sino = json_integer_value(json_object_get(fd, "ino"));
+	if (json_integer_value(json_object_get(so, "type")) == SOCK_STREAM) {
+		int64_t fam = json_integer_value(json_object_get(so, "family"));
+
+		op->sfam = fam == AF_INET || fam == AF_INET6 ? fam : 0;
+	}
+}
+
 const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 {
 	const char *call = json_string_value(json_object_get(ev, "call")), *why;
@@ -593,6 +613,7 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	struct rp_thread *t;
 
 	op->fd = op->fd2 = -1;
+	op->peer = -1;
 	if (!call || !json_is_integer(tid) || !json_is_integer(pid))
 		return "no \"call\", \"pid\" or \"tid\"";
 	if (!json_is_object(json_object_get(ev, "args")))
@@ -611,6 +632,7 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT)
 		op->kind = RK_SKIP;
 	ev__args(p, op, ev, call);
+	ev__sock_id(op, ev);
 	why = ev__pages(op, ev);
 	if (!why)
 		why = ev__mapfile(p, op, ev);

@@ -106,7 +106,12 @@ static int64_t net__connect(struct rp_plan *p, const struct rp_op *op, int fd)
 	if (port <= 0)
 		return RP_SKIPPED;
 	len = net__loopback(&ss, sock_family(fd), port);
-	return connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
+	if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
+		return -errno;
+	if (op->a[2] >= 0 && peer__connected(p, op->a[2]))
+		return -ECONNREFUSED;
+	/* on loopback a non-blocking connect has completed by now */
+	return op->ret == -EINPROGRESS ? -EINPROGRESS : 0;
 }
 
 /* --order single: a call that would wait for another traced thread fails
@@ -130,6 +135,8 @@ static int64_t net__accept(struct rp_plan *p, const struct rp_op *op, int fd)
 
 	if (nfd < 0)
 		return -errno;
+	if (op->peer >= 0)
+		peer__accepted(p, op->peer, nfd);
 	fd__set(p, op->pidx, op->fd2, nfd, op->a[0] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
 	return op->ret;
 }
@@ -157,6 +164,8 @@ int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *
 	case RK_ACCEPT: return net__accept(p, op, fd);
 	case RK_SEND: return sys_res(send(fd, t->buf, n, op->a[1] | MSG_NOSIGNAL));
 	case RK_RECV:
+		if (op->peer >= 0)
+			return peer__read(p, t, op, emul);
 		if (would_block(op, fd))
 			return -EAGAIN;
 		return sys_res(recv(fd, t->buf, n, op->a[1]));

@@ -282,6 +282,8 @@ static int64_t op__close_range(struct rp_plan *p, const struct rp_op *op)
 
 static int64_t op__run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
 {
+	if (op->peer >= 0 && (op->kind == RK_READ || op->kind == RK_READV))
+		return peer__read(p, t, op, emulated);
 	switch (op->kind) {
 	case RK_SKIP: return RP_SKIPPED;
 	case RK_IGNORE:
