@@ -95,6 +95,8 @@ static const struct kind_name kinds[] = {
 	{ "accept", RK_ACCEPT },
 	{ "accept4", RK_ACCEPT },
 	{ "sendto", RK_SEND },
+	{ "sendfile", RK_SENDFILE },
+	{ "sendfile64", RK_SENDFILE },
 	{ "sendmsg", RK_SEND },
 	{ "recvfrom", RK_RECV },
 	{ "recvmsg", RK_RECV },
@@ -482,6 +484,15 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	case RK_SEND:
 	case RK_RECV:
 	case RK_SHUTDOWN: ev__sock(op, ev, a, call); break;
+	case RK_SENDFILE:
+		op->fd = arg_fd(a, "out_fd");
+		op->fd2 = arg_fd(a, "in_fd");
+		op->a[0] = arg_int(a, "count", 0);
+		/* *offset is not recorded: where the file position was is the
+		 * best guess (nginx passes an offset, from 0 for a whole file) */
+		op->a[1] = arg_int(a, "offset", 0) ?
+				   arg_int(json_object_get(a, "in_fd"), "pos", 0) : -1;
+		break;
 	case RK_CLOSE:
 	case RK_FSTAT:
 	case RK_FSYNC:

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -141,6 +142,21 @@ static int64_t net__accept(struct rp_plan *p, const struct rp_op *op, int fd)
 	return op->ret;
 }
 
+/* A file's bytes to a socket (or any fd), as the application sent them. */
+static int64_t net__sendfile(struct rp_plan *p, const struct rp_op *op, int out, bool *emul)
+{
+	int in = fd__get(p, op, op->fd2);
+	off_t off = op->a[1];
+
+	if (in == RP_FD_SINK) {
+		*emul = true;
+		return op->ret;
+	}
+	if (in < 0)
+		return fd__missing(op, in);
+	return sys_res(sendfile(out, in, op->a[1] >= 0 ? &off : NULL, op->a[0]));
+}
+
 int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
 {
 	size_t n = op->a[0] > 0 ? (size_t)op->a[0] : 0;
@@ -170,6 +186,7 @@ int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *
 			return -EAGAIN;
 		return sys_res(recv(fd, t->buf, n, op->a[1]));
 	case RK_SHUTDOWN: return sys_res(shutdown(fd, op->a[0]));
+	case RK_SENDFILE: return net__sendfile(p, op, fd, emul);
 	default: return RP_SKIPPED;
 	}
 }

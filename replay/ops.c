@@ -317,7 +317,8 @@ static int64_t op__run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op,
 	case RK_ACCEPT:
 	case RK_SEND:
 	case RK_RECV:
-	case RK_SHUTDOWN: return net__op(p, t, op, emulated);
+	case RK_SHUTDOWN:
+	case RK_SENDFILE: return net__op(p, t, op, emulated);
 	default: return fd__op(p, t, op, emulated);
 	}
 }

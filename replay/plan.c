@@ -322,7 +322,7 @@ static void plan__waited(struct rp_plan *p)
 static bool kind_moves_bytes(enum rp_kind k)
 {
 	return (k >= RK_READ && k <= RK_PWRITEV) || k == RK_GETDENTS || k == RK_READLINK ||
-	       k == RK_SEND || k == RK_RECV;
+	       k == RK_SEND || k == RK_RECV || k == RK_SENDFILE;
 }
 
 static void plan__buffers(struct rp_plan *p)

@@ -81,6 +81,8 @@ enum rp_kind {
 	RK_SHUTDOWN,	/* a0 how */
 	RK_ATTR,	/* chmod, chown, utimensat: a0 which, a1 mode/owner, a2 group */
 	RK_CLOSE_RANGE, /* a0 first, a1 last */
+	RK_SENDFILE,	/* fd out_fd, fd2 in_fd (used, not made); a0 count, a1 offset or
+			 * -1: from in_fd's file position */
 	RK_NR,
 };
 

@@ -375,6 +375,8 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	if (op->kind == RK_CLOSE && op->ret < 0 && op->fd >= 0 && !t->cur[op->fd])
 		op->fd = -1; /* EBADF: nothing was open */
 	err = track__use(p, op, &op->fd, ev);
+	if (!err && op->kind == RK_SENDFILE)
+		err = track__use(p, op, &op->fd2, ev);
 	if (err)
 		return err;
 	t = &tk.pr[op->pidx]; /* track__use may have moved tk.pr */

@@ -22,7 +22,7 @@ static _Atomic uint32_t nfail, nshort;
 static bool moves_bytes(enum rp_kind k)
 {
 	return (k >= RK_READ && k <= RK_PWRITEV) || k == RK_GETDENTS || k == RK_READLINK ||
-	       k == RK_SEND || k == RK_RECV;
+	       k == RK_SEND || k == RK_RECV || k == RK_SENDFILE;
 }
 
 void exec__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul)
