@@ -610,10 +610,11 @@ static void ev__sock_id(struct rp_op *op, json_t *ev)
 		op->sino = op->ret >= 0 ? json_integer_value(json_object_get(so, "ino")) : 0;
 	else if (type && !strcmp(type, "socket"))
 		op->sino = json_integer_value(json_object_get(fd, "ino"));
-	if (json_integer_value(json_object_get(so, "type")) == SOCK_STREAM) {
+	if (json_is_object(so)) {
 		int64_t fam = json_integer_value(json_object_get(so, "family"));
+		bool stream = json_integer_value(json_object_get(so, "type")) == SOCK_STREAM;
 
-		op->sfam = fam == AF_INET || fam == AF_INET6 ? fam : 0;
+		op->sfam = stream && (fam == AF_INET || fam == AF_INET6) ? fam : RP_SFAM_OTHER;
 	}
 }
 

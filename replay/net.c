@@ -257,18 +257,21 @@ static bool kind_reads(enum rp_kind k)
 }
 
 /*
- * A TCP connection the process had before the trace (accepted before an
+ * A connection the process had before the trace (accepted before an
  * attach): the replayer makes a loopback pair for it before the replay and
  * plays its client.  A child forked in the trace gets it with its fd table.
+ * read and write do not say what a socket is: one no call showed to be
+ * anything but TCP is taken for a stream, which is what a read of it sees.
  */
 static int net__attached(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct rp_inconn *v;
 	int peer;
 
-	if (!op->sfam || op->pidx >= p->npr || !net__inherited_socket(p, op->pidx, op->fd))
+	if (op->sfam == RP_SFAM_OTHER || op->pidx >= p->npr ||
+	    !net__inherited_socket(p, op->pidx, op->fd))
 		return -2;
-	peer = net__new_peer(p, true, op->sfam, -1);
+	peer = net__new_peer(p, true, op->sfam ? op->sfam : AF_INET, -1);
 	v = realloc(p->inc, (p->ninc + 1) * sizeof(*v));
 	if (peer < 0 || !v || conn__put(&n->conn, conn__key(op, op->fd), peer))
 		return -ENOMEM;
@@ -283,7 +286,7 @@ static int net__conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	int32_t peer;
 
-	if (op->fd < 0 || !net__conn_io(op->kind) || (!op->sino && !op->sfam))
+	if (op->fd < 0 || !net__conn_io(op->kind) || !op->sino)
 		return 0;
 	peer = conn__get(&n->conn, conn__key(op, op->fd));
 	if (peer == -2)
@@ -331,6 +334,10 @@ static int net__clients(const struct rp_plan *p, struct net_pass *n)
 		const struct rp_op *op = &p->ops[i];
 		int64_t *v;
 
+		/* unix sockets, datagrams: never given a peer of our own */
+		if (op->sino && op->sfam == RP_SFAM_OTHER && op->kind != RK_ACCEPT &&
+		    conn__put(&n->conn, op->sino, -1))
+			return -ENOMEM;
 		if (op->kind != RK_CONNECT || (op->ret < 0 && op->ret != -EINPROGRESS))
 			continue;
 		v = realloc(n->client_ports, (n->nclients + 1) * sizeof(*v));

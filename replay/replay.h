@@ -144,7 +144,9 @@ struct rp_op {
 	 * connection's identity through fork, exec, dup and fd passing; 0 none */
 	uint64_t sino;
 	int32_t peer;	/* the external peer of that connection (net.c), or -1 */
-	uint8_t sfam;	/* its family when a TCP stream (AF_INET, AF_INET6), else 0 */
+	/* its family when a TCP stream (AF_INET, AF_INET6), RP_SFAM_OTHER for
+	 * any other socket, 0 when the call does not say (read, write) */
+	uint8_t sfam;
 	/* run time */
 	_Alignas(64) _Atomic uint32_t state; /* RS_* */
 	/* a broadcast wake: arrivals still to come, its own thread's included;
@@ -205,6 +207,7 @@ struct rp_proc {
 	_Atomic uint8_t *fdfl; /* RP_FL_* per fd slot */
 };
 
+#define RP_SFAM_OTHER 0xff
 #define RP_FD_UNSET -1 /* not open (yet): a call on it fails with EBADF (fd__missing) */
 #define RP_FD_SINK -2  /* outside the sandbox (tty, pipe to the tracer): emulated */
 #define RP_FD_GONE -3  /* the call that made it was not replayed: calls on it are skipped */
