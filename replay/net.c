@@ -286,10 +286,12 @@ static int net__conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	int32_t peer;
 
-	if (op->fd < 0 || !net__conn_io(op->kind) || !op->sino)
+	if (op->fd < 0 || !net__conn_io(op->kind))
 		return 0;
 	peer = conn__get(&n->conn, conn__key(op, op->fd));
-	if (peer == -2)
+	/* without an inode (a trace written by hand) only this process's own
+	 * connects and accepts are known */
+	if (peer == -2 && op->sino)
 		peer = net__attached(p, n, op);
 	if (peer == -ENOMEM)
 		return peer;
