@@ -210,9 +210,11 @@ static void ev__fd_io(struct rp_op *op, json_t *a)
 	if (op->a[0] > RP_BIG_COUNT && op->ret >= 0 && op->ret < op->a[0])
 		op->a[0] = op->ret > RP_BIG_COUNT ? op->ret : RP_BIG_COUNT;
 	/* Where a stream read stops is the sender's timing, not the reader's
-	 * choice: ask a pipe or socket for what the application got. */
+	 * choice, and a short stream write is the reader's or a signal's: ask a
+	 * pipe or socket for what the application got. */
 	op->stream = fd_is_stream(a);
-	if (op->kind == RK_READ && op->ret > 0 && op->ret < op->a[0] && op->stream)
+	if ((op->kind == RK_READ || op->kind == RK_WRITE) && op->ret > 0 && op->ret < op->a[0] &&
+	    op->stream)
 		op->a[0] = op->ret;
 }
 
@@ -406,6 +408,10 @@ static void ev__sock(struct rp_op *op, json_t *ev, json_t *a, const char *call)
 	case RK_RECV:
 		/* msg calls record no iovec: replay the bytes they moved */
 		op->a[0] = msg ? (op->ret > 0 ? op->ret : 1) : arg_int(a, "len", 0);
+		/* a partial send is the receiver's window or a signal (a
+		 * server killed mid-write), not the sender's choice */
+		if (op->kind == RK_SEND && op->ret > 0 && op->ret < op->a[0])
+			op->a[0] = op->ret;
 		op->a[1] = arg_int(a, "flags", 0);
 		return;
 	default: op->a[0] = arg_int(a, "how", 0); return;
