@@ -610,7 +610,8 @@ static void ev__sock_id(struct rp_op *op, json_t *ev)
 	json_t *so = json_object_get(ev, "sock"), *a = json_object_get(ev, "args"), *fd;
 	const char *type;
 
-	fd = json_object_get(a, json_object_get(a, "sockfd") ? "sockfd" : "fd");
+	fd = json_object_get(a, json_object_get(a, "sockfd") ? "sockfd" :
+				json_object_get(a, "out_fd") ? "out_fd" : "fd");
 	type = json_string_value(json_object_get(fd, "type"));
 	if (op->kind == RK_ACCEPT)
 		op->sino = op->ret >= 0 ? json_integer_value(json_object_get(so, "ino")) : 0;

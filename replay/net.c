@@ -248,7 +248,7 @@ static int net__accept(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 static bool net__conn_io(enum rp_kind k)
 {
 	return k == RK_RECV || k == RK_READ || k == RK_READV || k == RK_SEND || k == RK_WRITE ||
-	       k == RK_WRITEV || k == RK_SHUTDOWN;
+	       k == RK_WRITEV || k == RK_SHUTDOWN || k == RK_SENDFILE;
 }
 
 static bool kind_reads(enum rp_kind k)
@@ -295,7 +295,7 @@ static int net__conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 		peer = net__attached(p, n, op);
 	if (peer == -ENOMEM)
 		return peer;
-	if (peer >= 0 && kind_reads(op->kind))
+	if (peer >= 0 && (kind_reads(op->kind) || op->ret == -EPIPE || op->ret == -ECONNRESET))
 		op->peer = peer;
 	return 0;
 }
@@ -305,7 +305,7 @@ static int net__one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 	struct sock_ref *r;
 
 	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS))
-		return kind_reads(op->kind) ? net__conn_op(p, n, op) : 0;
+		return net__conn_io(op->kind) ? net__conn_op(p, n, op) : 0;
 	switch (op->kind) {
 	case RK_BIND: return net__bind(p, n, op);
 	case RK_LISTEN:

@@ -190,24 +190,28 @@ static int peer__unread(int fd)
 /* Until WANT bytes are readable on FD, or it is at its end, or time is up. */
 static void peer__await(int fd, int64_t want)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
 	struct timespec nap = { 0, 100000 };
 
 	if (poll(&pfd, 1, PEER_ARRIVE_MS) <= 0 || want <= 0)
 		return;
-	for (int i = 0; i < PEER_ARRIVE_MS * 10 && peer__unread(fd) < want; i++)
+	for (int i = 0; i < PEER_ARRIVE_MS * 10 && peer__unread(fd) < want; i++) {
+		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			return;
 		nanosleep(&nap, NULL);
+	}
 }
 
 /* What the trace's client did before the read: sent its bytes, hung up, or
- * reset the connection. */
-static void peer__feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_op *op, int app)
+ * reset the connection.  Returns the bytes the read may expect. */
+static int64_t peer__feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_op *op,
+			  int app)
 {
 	int fd = peer__fd(pr);
-	int64_t need;
+	int64_t need, queued = peer__unread(app);
 
 	if (fd < 0)
-		return;
+		return queued;
 	if (op->ret == 0 && !pr->shut) {
 		shutdown(fd, SHUT_WR);
 		pr->shut = true;
@@ -218,7 +222,7 @@ static void peer__feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_
 		connect(fd, &sa, sizeof(sa));
 		pr->shut = true;
 	}
-	need = op->ret - peer__unread(app);
+	need = op->ret - queued;
 	while (op->ret > 0 && need > 0 && !pr->shut) {
 		size_t len = need < (int64_t)t->bufsz ? (size_t)need : t->bufsz;
 		ssize_t n = send(fd, t->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -226,7 +230,9 @@ static void peer__feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_
 		if (n <= 0)
 			break;
 		need -= n;
+		queued += n;
 	}
+	return queued;
 }
 
 /*
@@ -238,6 +244,7 @@ int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 	size_t n = op->a[0] > 0 ? (size_t)op->a[0] : 0;
 	int flags = op->kind == RK_RECV ? (int)op->a[1] : 0;
 	int fd = fd__get(p, op, op->fd);
+	int64_t have;
 
 	if (fd == RP_FD_SINK) {
 		*emul = true;
@@ -247,10 +254,43 @@ int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 		return fd__missing(op, fd);
 	if (n > t->bufsz)
 		n = t->bufsz;
-	peer__feed(t, &p->peers[op->peer], op, fd);
-	if (op->ret >= 0 || op->ret == -ECONNRESET)
-		peer__await(fd, op->ret < (int64_t)n ? op->ret : (int64_t)n);
+	have = peer__feed(t, &p->peers[op->peer], op, fd);
+	if (op->ret > 0 && have > (int64_t)n)
+		have = n;
+	/* nothing sent and nothing queued (the peer is gone): no wait */
+	if ((op->ret > 0 && have > 0) || op->ret == 0 || op->ret == -ECONNRESET)
+		peer__await(fd, op->ret > 0 ? have : 0);
 	return sys_res(recv(fd, t->buf, n, flags | MSG_DONTWAIT));
+}
+
+/*
+ * The trace's client went away before this write: with a reset the write
+ * fails ECONNRESET, and after it (or a close) EPIPE.  Played on our end for
+ * the reset, on the application's for the broken pipe, which the peer
+ * cannot cause without a reset first.
+ */
+void peer__hangup(struct rp_plan *p, const struct rp_op *op)
+{
+	struct rp_peer *pr = &p->peers[op->peer];
+	int app = fd__get(p, op, op->fd), fd = peer__fd(pr);
+	struct pollfd pfd = { .fd = app, .events = POLLOUT };
+
+	if (app < 0 || fd < 0)
+		return;
+	if (op->ret == -EPIPE) {
+		shutdown(app, SHUT_WR);
+		return;
+	}
+	if (!pr->shut) {
+		struct sockaddr sa = { .sa_family = AF_UNSPEC };
+
+		connect(fd, &sa, sizeof(sa));
+		pr->shut = true;
+	}
+	/* the reset crosses loopback in softirq: wait for it to land */
+	for (int i = 0; i < 100 && !(pfd.revents & (POLLERR | POLLHUP)); i++)
+		if (poll(&pfd, 1, 10) < 0)
+			break;
 }
 
 /* A loopback pair for a connection from before the trace: the application's

@@ -368,6 +368,8 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port);
 void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd);
 /* The replay's connect to outgoing peer PEER completed: the peer accepts. */
 int peer__connected(struct rp_plan *p, uint32_t peer);
+/* A write that failed because the trace's client had gone: gone here too. */
+void peer__hangup(struct rp_plan *p, const struct rp_op *op);
 /* A read of a connection with an external peer: fed, then issued. */
 int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
 
