@@ -14,8 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 struct sock_ref {
 	uint32_t pidx;
@@ -41,7 +41,7 @@ struct net_pass {
 	struct conn_map conn;
 };
 
-static struct sock_ref *ref__get(struct net_pass *n, uint32_t pidx, int32_t fd, bool make)
+static struct sock_ref *ref_get(struct net_pass *n, uint32_t pidx, int32_t fd, bool make)
 {
 	struct sock_ref *v;
 
@@ -58,14 +58,14 @@ static struct sock_ref *ref__get(struct net_pass *n, uint32_t pidx, int32_t fd, 
 	return &v[n->nrefs++];
 }
 
-static uint64_t conn__key(const struct rp_op *op, int32_t slot)
+static uint64_t conn_key(const struct rp_op *op, int32_t slot)
 {
 	if (op->sino)
 		return op->sino;
 	return 1ull << 63 | (uint64_t)op->pidx << 32 | (uint32_t)slot;
 }
 
-static uint32_t conn__pos(const struct conn_map *m, uint64_t key)
+static uint32_t conn_pos(const struct conn_map *m, uint64_t key)
 {
 	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
 
@@ -75,17 +75,17 @@ static uint32_t conn__pos(const struct conn_map *m, uint64_t key)
 }
 
 /* The peer of connection KEY: >= 0, -1 traced at both ends, -2 unknown. */
-static int32_t conn__get(const struct conn_map *m, uint64_t key)
+static int32_t conn_get(const struct conn_map *m, uint64_t key)
 {
 	uint32_t h;
 
 	if (!m->cap)
 		return -2;
-	h = conn__pos(m, key);
+	h = conn_pos(m, key);
 	return m->key[h] ? m->peer[h] : -2;
 }
 
-static int conn__put(struct conn_map *m, uint64_t key, int32_t peer)
+static int conn_put(struct conn_map *m, uint64_t key, int32_t peer)
 {
 	uint32_t h;
 
@@ -100,20 +100,20 @@ static int conn__put(struct conn_map *m, uint64_t key, int32_t peer)
 			return -ENOMEM;
 		}
 		for (uint32_t i = 0; i < m->cap; i++)
-			if (m->key[i] && conn__put(&g, m->key[i], m->peer[i]))
+			if (m->key[i] && conn_put(&g, m->key[i], m->peer[i]))
 				return -ENOMEM;
 		free(m->key);
 		free(m->peer);
 		*m = g;
 	}
-	h = conn__pos(m, key);
+	h = conn_pos(m, key);
 	m->n += !m->key[h];
 	m->key[h] = key;
 	m->peer[h] = peer;
 	return 0;
 }
 
-static int net__dep(struct rp_op *op, uint32_t dep)
+static int net_dep(struct rp_op *op, uint32_t dep)
 {
 	uint32_t *v = realloc(op->deps, (op->ndeps + 1) * sizeof(*v));
 
@@ -124,7 +124,7 @@ static int net__dep(struct rp_op *op, uint32_t dep)
 	return 0;
 }
 
-static int net__new_peer(struct rp_plan *p, bool incoming, int family, int32_t listen)
+static int net_new_peer(struct rp_plan *p, bool incoming, int family, int32_t listen)
 {
 	struct rp_peer *v = realloc(p->peers, (p->npeers + 1) * sizeof(*v));
 
@@ -136,9 +136,9 @@ static int net__new_peer(struct rp_plan *p, bool incoming, int family, int32_t l
 	return p->npeers++;
 }
 
-static int net__bind(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_bind(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
-	struct sock_ref *r = ref__get(n, op->pidx, op->fd, true);
+	struct sock_ref *r = ref_get(n, op->pidx, op->fd, true);
 	uint32_t *lo = realloc(n->listen_op, (p->nlisten + 1) * sizeof(*lo));
 	int64_t *lp = realloc(n->listen_port, (p->nlisten + 1) * sizeof(*lp));
 
@@ -156,7 +156,7 @@ static int net__bind(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 }
 
 /* Connects to a port a traced socket listens on stay inside the replay. */
-static int net__connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	int peer;
 
@@ -166,16 +166,16 @@ static int net__connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 			continue;
 		op->a[3] = l;
 		/* the listener must be listening before the connect is issued */
-		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net__dep(op, n->listen_op[l]);
+		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net_dep(op, n->listen_op[l]);
 	}
-	peer = net__new_peer(p, false, op->a[0], -1);
-	if (peer < 0 || conn__put(&n->conn, conn__key(op, op->fd), peer))
+	peer = net_new_peer(p, false, op->a[0], -1);
+	if (peer < 0 || conn_put(&n->conn, conn_key(op, op->fd), peer))
 		return -ENOMEM;
 	op->a[2] = op->peer = peer;
 	return 0;
 }
 
-static bool net__traced_client(const struct net_pass *n, int64_t port)
+static bool net_traced_client(const struct net_pass *n, int64_t port)
 {
 	for (uint32_t i = 0; i < n->nclients; i++)
 		if (n->client_ports[i] == port)
@@ -183,7 +183,7 @@ static bool net__traced_client(const struct net_pass *n, int64_t port)
 	return false;
 }
 
-static bool net__inherited_socket(const struct rp_plan *p, uint32_t pidx, int32_t fd)
+static bool net_inherited_socket(const struct rp_plan *p, uint32_t pidx, int32_t fd)
 {
 	const struct rp_proc *pr = &p->pr[pidx];
 
@@ -198,7 +198,7 @@ static bool net__inherited_socket(const struct rp_plan *p, uint32_t pidx, int32_
  * to with -p): its listener was never created in the trace, so it gets a
  * listener slot of its own, made on loopback before the replay starts.
  */
-static struct sock_ref *net__inherited_listener(struct rp_plan *p, struct net_pass *n,
+static struct sock_ref *net_inherited_listener(struct rp_plan *p, struct net_pass *n,
 						 const struct rp_op *op)
 {
 	struct rp_inlisten *v;
@@ -206,9 +206,9 @@ static struct sock_ref *net__inherited_listener(struct rp_plan *p, struct net_pa
 	uint32_t *lo;
 	int64_t *lp;
 
-	if (op->pidx >= p->npr || !net__inherited_socket(p, op->pidx, op->fd))
+	if (op->pidx >= p->npr || !net_inherited_socket(p, op->pidx, op->fd))
 		return NULL;
-	r = ref__get(n, op->pidx, op->fd, true);
+	r = ref_get(n, op->pidx, op->fd, true);
 	lo = realloc(n->listen_op, (p->nlisten + 1) * sizeof(*lo));
 	if (lo)
 		n->listen_op = lo;
@@ -228,24 +228,24 @@ static struct sock_ref *net__inherited_listener(struct rp_plan *p, struct net_pa
 }
 
 /* An accepted connection from a client outside the trace gets a peer. */
-static int net__accept(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_accept(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
-	struct sock_ref *l = ref__get(n, op->pidx, op->fd, false);
-	uint64_t key = conn__key(op, op->fd2);
+	struct sock_ref *l = ref_get(n, op->pidx, op->fd, false);
+	uint64_t key = conn_key(op, op->fd2);
 	int peer;
 
-	if ((!l || l->listen < 0) && !(l = net__inherited_listener(p, n, op)))
+	if ((!l || l->listen < 0) && !(l = net_inherited_listener(p, n, op)))
 		return 0;
-	if (net__traced_client(n, op->a[1]))
-		return conn__put(&n->conn, key, -1);
-	peer = net__new_peer(p, true, 0, l->listen);
-	if (peer < 0 || conn__put(&n->conn, key, peer))
+	if (net_traced_client(n, op->a[1]))
+		return conn_put(&n->conn, key, -1);
+	peer = net_new_peer(p, true, 0, l->listen);
+	if (peer < 0 || conn_put(&n->conn, key, peer))
 		return -ENOMEM;
 	op->peer = peer;
 	return 0;
 }
 
-static bool net__conn_io(enum rp_kind k)
+static bool net_conn_io(enum rp_kind k)
 {
 	return k == RK_RECV || k == RK_READ || k == RK_READV || k == RK_SEND || k == RK_WRITE ||
 	       k == RK_WRITEV || k == RK_SHUTDOWN || k == RK_SENDFILE;
@@ -263,17 +263,17 @@ static bool kind_reads(enum rp_kind k)
  * read and write do not say what a socket is: one no call showed to be
  * anything but TCP is taken for a stream, which is what a read of it sees.
  */
-static int net__attached(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_attached(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct rp_inconn *v;
 	int peer;
 
 	if (op->sfam == RP_SFAM_OTHER || op->pidx >= p->npr ||
-	    !net__inherited_socket(p, op->pidx, op->fd))
+	    !net_inherited_socket(p, op->pidx, op->fd))
 		return -2;
-	peer = net__new_peer(p, true, op->sfam ? op->sfam : AF_INET, -1);
+	peer = net_new_peer(p, true, op->sfam ? op->sfam : AF_INET, -1);
 	v = realloc(p->inc, (p->ninc + 1) * sizeof(*v));
-	if (peer < 0 || !v || conn__put(&n->conn, conn__key(op, op->fd), peer))
+	if (peer < 0 || !v || conn_put(&n->conn, conn_key(op, op->fd), peer))
 		return -ENOMEM;
 	p->inc = v;
 	p->peers[peer].attached = true;
@@ -282,17 +282,17 @@ static int net__attached(struct rp_plan *p, struct net_pass *n, struct rp_op *op
 }
 
 /* A call on a connection: reads learn their connection's peer. */
-static int net__conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	int32_t peer;
 
-	if (op->fd < 0 || !net__conn_io(op->kind))
+	if (op->fd < 0 || !net_conn_io(op->kind))
 		return 0;
-	peer = conn__get(&n->conn, conn__key(op, op->fd));
+	peer = conn_get(&n->conn, conn_key(op, op->fd));
 	/* without an inode (a trace written by hand) only this process's own
 	 * connects and accepts are known */
 	if (peer == -2 && op->sino)
-		peer = net__attached(p, n, op);
+		peer = net_attached(p, n, op);
 	if (peer == -ENOMEM)
 		return peer;
 	if (peer >= 0 && (kind_reads(op->kind) || op->ret == -EPIPE || op->ret == -ECONNRESET))
@@ -300,37 +300,37 @@ static int net__conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 	return 0;
 }
 
-static int net__one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct sock_ref *r;
 
 	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS))
-		return net__conn_io(op->kind) ? net__conn_op(p, n, op) : 0;
+		return net_conn_io(op->kind) ? net_conn_op(p, n, op) : 0;
 	switch (op->kind) {
-	case RK_BIND: return net__bind(p, n, op);
+	case RK_BIND: return net_bind(p, n, op);
 	case RK_LISTEN:
-		r = ref__get(n, op->pidx, op->fd, false);
+		r = ref_get(n, op->pidx, op->fd, false);
 		if (r && r->listen >= 0) {
 			op->a[3] = r->listen;
 			n->listen_op[r->listen] = op - p->ops;
 		}
 		return 0;
-	case RK_CONNECT: return net__connect(p, n, op);
-	case RK_ACCEPT: return net__accept(p, n, op);
+	case RK_CONNECT: return net_connect(p, n, op);
+	case RK_ACCEPT: return net_accept(p, n, op);
 	case RK_CLOSE:
 		/* a listener's number may be reused; a connection is known by
 		 * its inode, whichever process closes which of its fds */
-		r = ref__get(n, op->pidx, op->fd, false);
+		r = ref_get(n, op->pidx, op->fd, false);
 		if (r)
 			*r = n->refs[--n->nrefs];
 		return 0;
-	default: return net__conn_op(p, n, op);
+	default: return net_conn_op(p, n, op);
 	}
 }
 
 /* Local ports of every traced connect: an accept may come first in the
  * trace (it blocks until the connect), so they are gathered beforehand. */
-static int net__clients(const struct rp_plan *p, struct net_pass *n)
+static int net_clients(const struct rp_plan *p, struct net_pass *n)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		const struct rp_op *op = &p->ops[i];
@@ -338,7 +338,7 @@ static int net__clients(const struct rp_plan *p, struct net_pass *n)
 
 		/* unix sockets, datagrams: never given a peer of our own */
 		if (op->sino && op->sfam == RP_SFAM_OTHER && op->kind != RK_ACCEPT &&
-		    conn__put(&n->conn, op->sino, -1))
+		    conn_put(&n->conn, op->sino, -1))
 			return -ENOMEM;
 		if (op->kind != RK_CONNECT || (op->ret < 0 && op->ret != -EINPROGRESS))
 			continue;
@@ -351,13 +351,13 @@ static int net__clients(const struct rp_plan *p, struct net_pass *n)
 	return 0;
 }
 
-int plan__net(struct rp_plan *p)
+int net__plan(struct rp_plan *p)
 {
 	struct net_pass n = { 0 };
-	int err = net__clients(p, &n);
+	int err = net_clients(p, &n);
 
 	for (uint32_t i = 0; i < p->nops && !err; i++)
-		err = net__one(p, &n, &p->ops[i]);
+		err = net_one(p, &n, &p->ops[i]);
 	free(n.refs);
 	free(n.listen_op);
 	free(n.listen_port);
@@ -375,7 +375,7 @@ int net__open_inherited(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->ninl; i++) {
 		const struct rp_inlisten *l = &p->inl[i];
 		struct sockaddr_storage ss;
-		socklen_t len = net__loopback(&ss, AF_INET, 0);
+		socklen_t len = loopback__addr(&ss, AF_INET, 0);
 		/* blocking: the replayed accept waits for its peer, as the
 		 * application's waited in epoll for its client */
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -388,7 +388,7 @@ int net__open_inherited(struct rp_plan *p)
 				close(fd);
 			return err;
 		}
-		atomic_store(&p->ports[l->slot], net__port(fd));
+		atomic_store(&p->ports[l->slot], loopback__port(fd));
 		if ((uint32_t)l->fd < p->pr[l->pidx].nslot)
 			atomic_store(&p->pr[l->pidx].fd[l->fd], fd);
 	}

@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_ops.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 #define PEER_STOP ~0ull
 /* How long a read waits for bytes already sent on loopback to arrive, ms. */
@@ -42,27 +42,27 @@ static struct {
 } pe = { .ep = -1, .stop = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The drain thread watches the fd itself: accepts may move it between peers. */
-static int peer__watch(int fd)
+static int peer_watch(int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint32_t)fd };
 
 	return epoll_ctl(pe.ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
-static int peer__listen(struct rp_peer *pr)
+static int peer_listen(struct rp_peer *pr)
 {
 	struct sockaddr_storage ss;
 	int family = pr->family == AF_INET6 ? AF_INET6 : AF_INET;
-	socklen_t len = net__loopback(&ss, family, 0);
+	socklen_t len = loopback__addr(&ss, family, 0);
 
 	pr->lfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (pr->lfd < 0 || bind(pr->lfd, (struct sockaddr *)&ss, len) || listen(pr->lfd, 4))
 		return -errno;
-	pr->port = net__port(pr->lfd);
+	pr->port = loopback__port(pr->lfd);
 	return pr->port > 0 ? 0 : -EADDRNOTAVAIL;
 }
 
-static int peer__attached(struct rp_plan *p);
+static int peer_attached(struct rp_plan *p);
 
 int peer__setup(struct rp_plan *p)
 {
@@ -74,9 +74,9 @@ int peer__setup(struct rp_plan *p)
 		return -errno;
 	for (uint32_t i = 0; i < p->npeers && !err; i++)
 		if (!p->peers[i].incoming)
-			err = peer__listen(&p->peers[i]);
+			err = peer_listen(&p->peers[i]);
 	if (!err)
-		err = peer__attached(p);
+		err = peer_attached(p);
 	dbg("%u connections with a peer outside the trace, %u of them open before it",
 	    p->npeers, p->ninc);
 	if (err)
@@ -85,7 +85,7 @@ int peer__setup(struct rp_plan *p)
 	return err;
 }
 
-static int peer__local_port(int fd, bool peer)
+static int peer_local_port(int fd, bool peer)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -102,7 +102,7 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
 	for (uint32_t i = 0; i < p->npeers; i++) {
 		struct rp_peer *pr = &p->peers[i];
 		struct sockaddr_storage ss;
-		socklen_t len = net__loopback(&ss, family, port);
+		socklen_t len = loopback__addr(&ss, family, port);
 		int fd;
 
 		if (!pr->incoming || pr->attached || pr->listen != listen || pr->fd != -1)
@@ -111,14 +111,14 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
 		if (fd < 0)
 			return -errno;
 		if ((connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) ||
-		    peer__watch(fd)) {
+		    peer_watch(fd)) {
 			close(fd);
 			return -errno;
 		}
 		pthread_mutex_lock(&pe.lock);
 		pr->family = family;
 		pr->fd = fd;
-		pr->lport = peer__local_port(fd, false);
+		pr->lport = peer_local_port(fd, false);
 		pthread_mutex_unlock(&pe.lock);
 	}
 	return 0;
@@ -132,7 +132,7 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
  */
 void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd)
 {
-	int port = peer__local_port(nfd, true);
+	int port = peer_local_port(nfd, true);
 	struct rp_peer *a = &p->peers[peer];
 
 	pthread_mutex_lock(&pe.lock);
@@ -167,10 +167,10 @@ int peer__connected(struct rp_plan *p, uint32_t peer)
 	pthread_mutex_lock(&pe.lock);
 	pr->fd = fd;
 	pthread_mutex_unlock(&pe.lock);
-	return peer__watch(fd);
+	return peer_watch(fd);
 }
 
-static int peer__fd(const struct rp_peer *pr)
+static int peer_fd(const struct rp_peer *pr)
 {
 	int fd;
 
@@ -180,7 +180,7 @@ static int peer__fd(const struct rp_peer *pr)
 	return fd;
 }
 
-static int peer__unread(int fd)
+static int peer_unread(int fd)
 {
 	int q = 0;
 
@@ -188,14 +188,14 @@ static int peer__unread(int fd)
 }
 
 /* Until WANT bytes are readable on FD, or it is at its end, or time is up. */
-static void peer__await(int fd, int64_t want)
+static void peer_await(int fd, int64_t want)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
 	struct timespec nap = { 0, 100000 };
 
 	if (poll(&pfd, 1, PEER_ARRIVE_MS) <= 0 || want <= 0)
 		return;
-	for (int i = 0; i < PEER_ARRIVE_MS * 10 && peer__unread(fd) < want; i++) {
+	for (int i = 0; i < PEER_ARRIVE_MS * 10 && peer_unread(fd) < want; i++) {
 		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
 			return;
 		nanosleep(&nap, NULL);
@@ -204,11 +204,11 @@ static void peer__await(int fd, int64_t want)
 
 /* What the trace's client did before the read: sent its bytes, hung up, or
  * reset the connection.  Returns the bytes the read may expect. */
-static int64_t peer__feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_op *op,
+static int64_t peer_feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_op *op,
 			  int app)
 {
-	int fd = peer__fd(pr);
-	int64_t need, queued = peer__unread(app);
+	int fd = peer_fd(pr);
+	int64_t need, queued = peer_unread(app);
 
 	if (fd < 0)
 		return queued;
@@ -254,12 +254,12 @@ int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 		return fd__missing(op, fd);
 	if (n > t->bufsz)
 		n = t->bufsz;
-	have = peer__feed(t, &p->peers[op->peer], op, fd);
+	have = peer_feed(t, &p->peers[op->peer], op, fd);
 	if (op->ret > 0 && have > (int64_t)n)
 		have = n;
 	/* nothing sent and nothing queued (the peer is gone): no wait */
 	if ((op->ret > 0 && have > 0) || op->ret == 0 || op->ret == -ECONNRESET)
-		peer__await(fd, op->ret > 0 ? have : 0);
+		peer_await(fd, op->ret > 0 ? have : 0);
 	return sys_res(recv(fd, t->buf, n, flags | MSG_DONTWAIT));
 }
 
@@ -272,7 +272,7 @@ int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 void peer__hangup(struct rp_plan *p, const struct rp_op *op)
 {
 	struct rp_peer *pr = &p->peers[op->peer];
-	int app = fd__get(p, op, op->fd), fd = peer__fd(pr);
+	int app = fd__get(p, op, op->fd), fd = peer_fd(pr);
 	struct pollfd pfd = { .fd = app, .events = POLLOUT };
 
 	if (app < 0 || fd < 0)
@@ -295,16 +295,16 @@ void peer__hangup(struct rp_plan *p, const struct rp_op *op)
 
 /* A loopback pair for a connection from before the trace: the application's
  * end goes into each process that had it, the other end is ours. */
-static int peer__pair(struct rp_peer *pr)
+static int peer_pair(struct rp_peer *pr)
 {
 	struct sockaddr_storage ss;
 	int fam = pr->family == AF_INET6 ? AF_INET6 : AF_INET;
-	socklen_t len = net__loopback(&ss, fam, 0);
+	socklen_t len = loopback__addr(&ss, fam, 0);
 	int l = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0), err = 0;
 
 	if (l < 0 || bind(l, (struct sockaddr *)&ss, len) || listen(l, 1))
 		err = -errno;
-	len = net__loopback(&ss, fam, err ? 0 : net__port(l));
+	len = loopback__addr(&ss, fam, err ? 0 : loopback__port(l));
 	pr->fd = err ? -1 : socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (!err && (pr->fd < 0 || connect(pr->fd, (struct sockaddr *)&ss, len)))
 		err = -errno;
@@ -315,14 +315,14 @@ static int peer__pair(struct rp_peer *pr)
 	return err;
 }
 
-static int peer__attached(struct rp_plan *p)
+static int peer_attached(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->ninc; i++) {
 		struct rp_peer *pr = &p->peers[p->inc[i].peer];
 		struct rp_proc *proc = &p->pr[p->inc[i].pidx];
 		int fd, err;
 
-		if (pr->app < 0 && (err = peer__pair(pr)))
+		if (pr->app < 0 && (err = peer_pair(pr)))
 			return err;
 		fd = dup(pr->app);
 		if (fd < 0)
@@ -336,7 +336,7 @@ static int peer__attached(struct rp_plan *p)
 }
 
 /* Drains what the application sends; a connection it closed is forgotten. */
-static void *peer__thread(void *arg)
+static void *peer_thread(void *arg)
 {
 	struct epoll_event ev[32];
 
@@ -372,9 +372,9 @@ int peer__start(struct rp_plan *p)
 		return -errno;
 	for (uint32_t i = 0; i < p->npeers && !err; i++)
 		if (p->peers[i].attached && p->peers[i].fd >= 0)
-			err = peer__watch(p->peers[i].fd);
+			err = peer_watch(p->peers[i].fd);
 	if (!err)
-		err = -pthread_create(&pe.th, NULL, peer__thread, NULL);
+		err = -pthread_create(&pe.th, NULL, peer_thread, NULL);
 	pe.running = !err;
 	return err;
 }
