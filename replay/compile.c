@@ -370,6 +370,8 @@ int compile__plan(struct rp_plan *p, const struct rp_opts *o)
 		err = graph__mmaps(p);
 	if (!err)
 		err = graph__expect_dirs(p);
+	if (!err && o->order == RO_CAUSAL)
+		err = graph__name_misses(p);
 	if (!err)
 		graph__roots(p, o);
 	if (!err)
