@@ -321,7 +321,7 @@ static void plan_waited(struct rp_plan *p)
 static bool kind_moves_bytes(enum rp_kind k)
 {
 	return (k >= RK_READ && k <= RK_PWRITEV) || k == RK_GETDENTS || k == RK_READLINK ||
-	       k == RK_SEND || k == RK_RECV;
+	       k == RK_SEND || k == RK_RECV || k == RK_SENDFILE;
 }
 
 static void plan_buffers(struct rp_plan *p)
@@ -370,6 +370,8 @@ int compile__plan(struct rp_plan *p, const struct rp_opts *o)
 		err = graph__mmaps(p);
 	if (!err)
 		err = graph__expect_dirs(p);
+	if (!err && o->order == RO_CAUSAL)
+		err = graph__name_misses(p);
 	if (!err)
 		graph__roots(p, o);
 	if (!err)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <linux/limits.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 
 #include "replay/load.h"
 #include "replay/replay.h"
@@ -96,6 +97,8 @@ static const struct kind_name kinds[] = {
 	{ "accept", RK_ACCEPT },
 	{ "accept4", RK_ACCEPT },
 	{ "sendto", RK_SEND },
+	{ "sendfile", RK_SENDFILE },
+	{ "sendfile64", RK_SENDFILE },
 	{ "sendmsg", RK_SEND },
 	{ "recvfrom", RK_RECV },
 	{ "recvmsg", RK_RECV },
@@ -214,9 +217,11 @@ static void ev_fd_io(struct rp_op *op, json_t *a)
 	if (op->a[0] > RP_BIG_COUNT && op->ret >= 0 && op->ret < op->a[0])
 		op->a[0] = op->ret > RP_BIG_COUNT ? op->ret : RP_BIG_COUNT;
 	/* Where a stream read stops is the sender's timing, not the reader's
-	 * choice: ask a pipe or socket for what the application got. */
+	 * choice, and a short stream write is the reader's or a signal's: ask a
+	 * pipe or socket for what the application got. */
 	op->stream = fd_is_stream(a);
-	if (op->kind == RK_READ && op->ret > 0 && op->ret < op->a[0] && op->stream)
+	if ((op->kind == RK_READ || op->kind == RK_WRITE) && op->ret > 0 && op->ret < op->a[0] &&
+	    op->stream)
 		op->a[0] = op->ret;
 }
 
@@ -415,6 +420,10 @@ static void ev_sock(struct rp_op *op, json_t *ev, json_t *a, const char *call)
 	case RK_RECV:
 		/* msg calls record no iovec: replay the bytes they moved */
 		op->a[0] = msg ? (op->ret > 0 ? op->ret : 1) : arg_int(a, "len", 0);
+		/* a partial send is the receiver's window or a signal (a
+		 * server killed mid-write), not the sender's choice */
+		if (op->kind == RK_SEND && op->ret > 0 && op->ret < op->a[0])
+			op->a[0] = op->ret;
 		op->a[1] = arg_int(a, "flags", 0);
 		return;
 	default: op->a[0] = arg_int(a, "how", 0); return;
@@ -521,6 +530,15 @@ static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char 
 	case RK_SEND:
 	case RK_RECV:
 	case RK_SHUTDOWN: ev_sock(op, ev, a, call); break;
+	case RK_SENDFILE:
+		op->fd = arg_fd(a, "out_fd");
+		op->fd2 = arg_fd(a, "in_fd");
+		op->a[0] = arg_int(a, "count", 0);
+		/* *offset is not recorded: where the file position was is the
+		 * best guess (nginx passes an offset, from 0 for a whole file) */
+		op->a[1] = arg_int(a, "offset", 0) ?
+				   arg_int(json_object_get(a, "in_fd"), "pos", 0) : -1;
+		break;
 	case RK_CLOSE:
 	case RK_FSTAT:
 	case RK_FSYNC:
@@ -627,6 +645,27 @@ static const char *ev_mapfile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	return NULL;
 }
 
+/* The socket an op uses, by inode: the identity of a connection. */
+static void ev_sock_id(struct rp_op *op, json_t *ev)
+{
+	json_t *so = json_object_get(ev, "sock"), *a = json_object_get(ev, "args"), *fd;
+	const char *type;
+
+	fd = json_object_get(a, json_object_get(a, "sockfd") ? "sockfd" :
+				json_object_get(a, "out_fd") ? "out_fd" : "fd");
+	type = json_string_value(json_object_get(fd, "type"));
+	if (op->kind == RK_ACCEPT)
+		op->sino = op->ret >= 0 ? json_integer_value(json_object_get(so, "ino")) : 0;
+	else if (type && !strcmp(type, "socket"))
+		op->sino = json_integer_value(json_object_get(fd, "ino"));
+	if (json_is_object(so)) {
+		int64_t fam = json_integer_value(json_object_get(so, "family"));
+		bool stream = json_integer_value(json_object_get(so, "type")) == SOCK_STREAM;
+
+		op->sfam = stream && (fam == AF_INET || fam == AF_INET6) ? fam : RP_SFAM_OTHER;
+	}
+}
+
 const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 {
 	const char *call = json_string_value(json_object_get(ev, "call")), *why;
@@ -634,6 +673,7 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	struct rp_thread *t;
 
 	op->fd = op->fd2 = -1;
+	op->peer = -1;
 	if (!call || !json_is_integer(tid) || !json_is_integer(pid))
 		return "no \"call\", \"pid\" or \"tid\"";
 	if (!json_is_object(json_object_get(ev, "args")))
@@ -654,6 +694,7 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 		report__note(op, RR_BEFORE_ATTACH);
 	}
 	ev_args(p, op, ev, call);
+	ev_sock_id(op, ev);
 	why = ev_pages(op, ev);
 	if (!why)
 		why = ev_mapfile(p, op, ev);

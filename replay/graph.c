@@ -5,12 +5,14 @@
  * header does not list (parents of files the trace creates).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
 
+#include "lib/htab.h"
 #include "lib/log.h"
 #include "lib/path.h"
 #include "replay/graph.h"
@@ -414,4 +416,106 @@ void graph__roots(struct rp_plan *p, const struct rp_opts *o)
 		op->root = graph__root_of(p, op->path);
 		op->root2 = op->kind == RK_SYMLINK ? 0 : graph__root_of(p, op->path2);
 	}
+}
+
+/* The name a successful call creates, or NULL. */
+static const char *name_made(const struct rp_op *op)
+{
+	if (op->ret < 0)
+		return NULL;
+	if (op->kind == RK_OPEN && (op->a[0] & O_CREAT))
+		return op->path;
+	if (op->kind == RK_MKDIR)
+		return op->path;
+	if (op->kind == RK_RENAME || op->kind == RK_LINK)
+		return op->path2;
+	return NULL;
+}
+
+struct misses {
+	uint32_t *v; /* ops that found the name missing since it was last made */
+	uint32_t n;
+};
+
+static int miss_add(struct misses *m, uint32_t op)
+{
+	uint32_t *v = realloc(m->v, (m->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	m->v = v;
+	v[m->n++] = op;
+	return 0;
+}
+
+/* OP made the name: after every other thread's lookup that missed it. */
+static int miss_made(struct rp_plan *p, struct rp_op *op, struct misses *m)
+{
+	int err = 0;
+
+	for (uint32_t k = 0; k < m->n && !err; k++) {
+		uint32_t *v;
+
+		if (p->ops[m->v[k]].tidx == op->tidx)
+			continue;
+		v = realloc(op->deps, (op->ndeps + 1) * sizeof(*v));
+		if (!v)
+			err = -ENOMEM;
+		else
+			(op->deps = v)[op->ndeps++] = m->v[k];
+	}
+	m->n = 0;
+	return err;
+}
+
+/*
+ * PostgreSQL's backends open a relation's free-space map, find it missing,
+ * and one of them creates it later: the trace orders the failed opens
+ * first, but has no edge for them (nothing was written that they read), so
+ * a causal replay may create the file first, and the opens then succeed.
+ */
+/* The misses of PATH, the table grown for a name seen the first time. */
+static struct misses *miss_of(struct strtab *names, struct misses **m, uint32_t *nm,
+			      const char *path)
+{
+	uint32_t id = strtab__intern(names, path);
+	struct misses *v;
+
+	if (id == UINT32_MAX)
+		return NULL;
+	if (id >= *nm) {
+		v = realloc(*m, (id + 1) * sizeof(*v));
+		if (!v)
+			return NULL;
+		*m = v;
+		memset(&v[*nm], 0, (id + 1 - *nm) * sizeof(*v));
+		*nm = id + 1;
+	}
+	return &(*m)[id];
+}
+
+int graph__name_misses(struct rp_plan *p)
+{
+	struct strtab names = { 0 };
+	struct misses *m = NULL, *x;
+	uint32_t nm = 0;
+	int err = 0;
+
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		struct rp_op *op = &p->ops[i];
+		const char *made = name_made(op);
+
+		if (op->ret == -ENOENT && op->path) {
+			x = miss_of(&names, &m, &nm, op->path);
+			err = x ? miss_add(x, i) : -ENOMEM;
+		} else if (made) {
+			x = miss_of(&names, &m, &nm, made);
+			err = x ? miss_made(p, op, x) : -ENOMEM;
+		}
+	}
+	for (uint32_t k = 0; k < nm; k++)
+		free(m[k].v);
+	free(m);
+	strtab__free(&names);
+	return err;
 }

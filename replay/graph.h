@@ -11,6 +11,9 @@ uint32_t graph__break_cycles(struct rp_plan *p, bool only_arrive);
 int graph__mmaps(struct rp_plan *p);
 /* Adds to p->files the parent dirs of paths the trace used; sorts p->files. */
 int graph__expect_dirs(struct rp_plan *p);
+/* --order causal: a name made after another thread found it missing waits
+ * for that lookup (the trace has no edge for it); 0 or -ENOMEM. */
+int graph__name_misses(struct rp_plan *p);
 /* --dev-root: which sandbox root each file of p->files and each op's paths
  * live in (after graph__expect_dirs). */
 void graph__roots(struct rp_plan *p, const struct rp_opts *o);

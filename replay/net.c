@@ -3,8 +3,10 @@
  * Connections, in trace order: a connect whose port some traced socket was
  * listening on is replayed against that socket's replay port (and waits for
  * its listen); any other connect, and an accept whose client is not traced,
- * gets a peer the replayer plays itself (peer.c).  A peer's quota is what
- * the application read from the connection in the trace.
+ * gets a peer the replayer plays itself (peer.c), and so does a TCP
+ * connection the process had before the trace.  A peer belongs to the
+ * connection, known by its socket's inode, not to an fd: the postmaster
+ * accepts and closes, the forked backend reads, and every read finds it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +21,14 @@ struct sock_ref {
 	uint32_t pidx;
 	int32_t fd;
 	int32_t listen; /* listener slot bound to this fd, or -1 */
-	int32_t peer;	/* external peer of this connection, or -1 */
+};
+
+/* Connection (socket inode, or process and slot when the trace has none) ->
+ * its external peer, or -1 for a connection both of whose ends are traced. */
+struct conn_map {
+	uint64_t *key; /* 0: empty */
+	int32_t *peer;
+	uint32_t n, cap;
 };
 
 struct net_pass {
@@ -29,6 +38,7 @@ struct net_pass {
 	int64_t *listen_port;  /* per listener slot: recorded port */
 	int64_t *client_ports; /* recorded local ports of traced connects */
 	uint32_t nclients;
+	struct conn_map conn;
 };
 
 static struct sock_ref *ref_get(struct net_pass *n, uint32_t pidx, int32_t fd, bool make)
@@ -44,8 +54,63 @@ static struct sock_ref *ref_get(struct net_pass *n, uint32_t pidx, int32_t fd, b
 	if (!v)
 		return NULL;
 	n->refs = v;
-	v[n->nrefs] = (struct sock_ref){ pidx, fd, -1, -1 };
+	v[n->nrefs] = (struct sock_ref){ pidx, fd, -1 };
 	return &v[n->nrefs++];
+}
+
+static uint64_t conn_key(const struct rp_op *op, int32_t slot)
+{
+	if (op->sino)
+		return op->sino;
+	return 1ull << 63 | (uint64_t)op->pidx << 32 | (uint32_t)slot;
+}
+
+static uint32_t conn_pos(const struct conn_map *m, uint64_t key)
+{
+	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
+
+	while (m->key[h] && m->key[h] != key)
+		h = (h + 1) & (m->cap - 1);
+	return h;
+}
+
+/* The peer of connection KEY: >= 0, -1 traced at both ends, -2 unknown. */
+static int32_t conn_get(const struct conn_map *m, uint64_t key)
+{
+	uint32_t h;
+
+	if (!m->cap)
+		return -2;
+	h = conn_pos(m, key);
+	return m->key[h] ? m->peer[h] : -2;
+}
+
+static int conn_put(struct conn_map *m, uint64_t key, int32_t peer)
+{
+	uint32_t h;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct conn_map g = { .cap = m->cap ? 2 * m->cap : 64 };
+
+		g.key = calloc(g.cap, sizeof(*g.key));
+		g.peer = malloc(g.cap * sizeof(*g.peer));
+		if (!g.key || !g.peer) {
+			free(g.key);
+			free(g.peer);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < m->cap; i++)
+			if (m->key[i] && conn_put(&g, m->key[i], m->peer[i]))
+				return -ENOMEM;
+		free(m->key);
+		free(m->peer);
+		*m = g;
+	}
+	h = conn_pos(m, key);
+	m->n += !m->key[h];
+	m->key[h] = key;
+	m->peer[h] = peer;
+	return 0;
 }
 
 static int net_dep(struct rp_op *op, uint32_t dep)
@@ -66,9 +131,8 @@ static int net_new_peer(struct rp_plan *p, bool incoming, int family, int32_t li
 	if (!v)
 		return -ENOMEM;
 	p->peers = v;
-	v[p->npeers] = (struct rp_peer){
-		.incoming = incoming, .family = family, .listen = listen, .lfd = -1, .fd = -1
-	};
+	v[p->npeers] = (struct rp_peer){ .incoming = incoming, .family = family, .listen = listen,
+					  .lfd = -1, .fd = -1, .app = -1 };
 	return p->npeers++;
 }
 
@@ -94,7 +158,6 @@ static int net_bind(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 /* Connects to a port a traced socket listens on stay inside the replay. */
 static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
-	struct sock_ref *r;
 	int peer;
 
 	op->a[2] = op->a[3] = -1;
@@ -106,11 +169,9 @@ static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net_dep(op, n->listen_op[l]);
 	}
 	peer = net_new_peer(p, false, op->a[0], -1);
-	r = peer < 0 ? NULL : ref_get(n, op->pidx, op->fd, true);
-	if (!r)
+	if (peer < 0 || conn_put(&n->conn, conn_key(op, op->fd), peer))
 		return -ENOMEM;
-	r->peer = peer;
-	op->a[2] = peer;
+	op->a[2] = op->peer = peer;
 	return 0;
 }
 
@@ -169,27 +230,74 @@ static struct sock_ref *net_inherited_listener(struct rp_plan *p, struct net_pas
 /* An accepted connection from a client outside the trace gets a peer. */
 static int net_accept(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
-	struct sock_ref *l = ref_get(n, op->pidx, op->fd, false), *r;
+	struct sock_ref *l = ref_get(n, op->pidx, op->fd, false);
+	uint64_t key = conn_key(op, op->fd2);
 	int peer;
 
 	if ((!l || l->listen < 0) && !(l = net_inherited_listener(p, n, op)))
 		return 0;
 	if (net_traced_client(n, op->a[1]))
-		return 0;
+		return conn_put(&n->conn, key, -1);
 	peer = net_new_peer(p, true, 0, l->listen);
-	r = peer < 0 ? NULL : ref_get(n, op->pidx, op->fd2, true);
-	if (!r)
+	if (peer < 0 || conn_put(&n->conn, key, peer))
 		return -ENOMEM;
-	r->peer = peer;
+	op->peer = peer;
 	return 0;
 }
 
-static void net_close(struct net_pass *n, const struct rp_op *op)
+static bool net_conn_io(enum rp_kind k)
 {
-	struct sock_ref *r = ref_get(n, op->pidx, op->fd, false);
+	return k == RK_RECV || k == RK_READ || k == RK_READV || k == RK_SEND || k == RK_WRITE ||
+	       k == RK_WRITEV || k == RK_SHUTDOWN || k == RK_SENDFILE;
+}
 
-	if (r)
-		*r = n->refs[--n->nrefs];
+static bool kind_reads(enum rp_kind k)
+{
+	return k == RK_RECV || k == RK_READ || k == RK_READV;
+}
+
+/*
+ * A connection the process had before the trace (accepted before an
+ * attach): the replayer makes a loopback pair for it before the replay and
+ * plays its client.  A child forked in the trace gets it with its fd table.
+ * read and write do not say what a socket is: one no call showed to be
+ * anything but TCP is taken for a stream, which is what a read of it sees.
+ */
+static int net_attached(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+{
+	struct rp_inconn *v;
+	int peer;
+
+	if (op->sfam == RP_SFAM_OTHER || op->pidx >= p->npr ||
+	    !net_inherited_socket(p, op->pidx, op->fd))
+		return -2;
+	peer = net_new_peer(p, true, op->sfam ? op->sfam : AF_INET, -1);
+	v = realloc(p->inc, (p->ninc + 1) * sizeof(*v));
+	if (peer < 0 || !v || conn_put(&n->conn, conn_key(op, op->fd), peer))
+		return -ENOMEM;
+	p->inc = v;
+	p->peers[peer].attached = true;
+	v[p->ninc++] = (struct rp_inconn){ .peer = peer, .pidx = op->pidx, .slot = op->fd };
+	return peer;
+}
+
+/* A call on a connection: reads learn their connection's peer. */
+static int net_conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+{
+	int32_t peer;
+
+	if (op->fd < 0 || !net_conn_io(op->kind))
+		return 0;
+	peer = conn_get(&n->conn, conn_key(op, op->fd));
+	/* without an inode (a trace written by hand) only this process's own
+	 * connects and accepts are known */
+	if (peer == -2 && op->sino)
+		peer = net_attached(p, n, op);
+	if (peer == -ENOMEM)
+		return peer;
+	if (peer >= 0 && (kind_reads(op->kind) || op->ret == -EPIPE || op->ret == -ECONNRESET))
+		op->peer = peer;
+	return 0;
 }
 
 static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
@@ -197,7 +305,7 @@ static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 	struct sock_ref *r;
 
 	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS))
-		return 0;
+		return net_conn_io(op->kind) ? net_conn_op(p, n, op) : 0;
 	switch (op->kind) {
 	case RK_BIND: return net_bind(p, n, op);
 	case RK_LISTEN:
@@ -209,17 +317,14 @@ static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 		return 0;
 	case RK_CONNECT: return net_connect(p, n, op);
 	case RK_ACCEPT: return net_accept(p, n, op);
-	case RK_RECV:
-	case RK_READ:
-	case RK_READV:
+	case RK_CLOSE:
+		/* a listener's number may be reused; a connection is known by
+		 * its inode, whichever process closes which of its fds */
 		r = ref_get(n, op->pidx, op->fd, false);
-		if (r && r->peer >= 0) {
-			p->peers[r->peer].quota += op->ret;
-			p->peers[r->peer].eof |= op->ret == 0;
-		}
+		if (r)
+			*r = n->refs[--n->nrefs];
 		return 0;
-	case RK_CLOSE: net_close(n, op); return 0;
-	default: return 0;
+	default: return net_conn_op(p, n, op);
 	}
 }
 
@@ -231,6 +336,10 @@ static int net_clients(const struct rp_plan *p, struct net_pass *n)
 		const struct rp_op *op = &p->ops[i];
 		int64_t *v;
 
+		/* unix sockets, datagrams: never given a peer of our own */
+		if (op->sino && op->sfam == RP_SFAM_OTHER && op->kind != RK_ACCEPT &&
+		    conn_put(&n->conn, op->sino, -1))
+			return -ENOMEM;
 		if (op->kind != RK_CONNECT || (op->ret < 0 && op->ret != -EINPROGRESS))
 			continue;
 		v = realloc(n->client_ports, (n->nclients + 1) * sizeof(*v));
@@ -253,6 +362,8 @@ int net__plan(struct rp_plan *p)
 	free(n.listen_op);
 	free(n.listen_port);
 	free(n.client_ports);
+	free(n.conn.key);
+	free(n.conn.peer);
 	if (err)
 		return err;
 	p->ports = calloc(p->nlisten + 1, sizeof(*p->ports));

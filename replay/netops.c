@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -81,7 +82,12 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 		return RP_SKIPPED;
 	}
 	len = loopback__addr(&ss, sock_family(fd), port);
-	return connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
+	if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
+		return -errno;
+	if (op->a[2] >= 0 && peer__connected(p, op->a[2]))
+		return -ECONNREFUSED;
+	/* on loopback a non-blocking connect has completed by now */
+	return op->ret == -EINPROGRESS ? -EINPROGRESS : 0;
 }
 
 /* --order single: a call that would wait for another traced thread fails
@@ -105,8 +111,25 @@ static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 
 	if (nfd < 0)
 		return -errno;
+	if (op->peer >= 0)
+		peer__accepted(p, op->peer, nfd);
 	fd__set(p, op->pidx, op->fd2, nfd, op->a[0] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
 	return op->ret;
+}
+
+/* A file's bytes to a socket (or any fd), as the application sent them. */
+static int64_t net_sendfile(struct rp_plan *p, const struct rp_op *op, int out, bool *emul)
+{
+	int in = fd__get(p, op, op->fd2);
+	off_t off = op->a[1];
+
+	if (in == RP_FD_SINK) {
+		*emul = true;
+		return op->ret;
+	}
+	if (in < 0)
+		return fd__missing(op, in);
+	return sys_res(sendfile(out, in, op->a[1] >= 0 ? &off : NULL, op->a[0]));
 }
 
 int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
@@ -133,10 +156,13 @@ int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 	case RK_ACCEPT: return net_accept(p, op, fd);
 	case RK_SEND: return sys_res(send(fd, t->buf, n, op->a[1] | MSG_NOSIGNAL));
 	case RK_RECV:
+		if (op->peer >= 0)
+			return peer__read(p, t, op, emul);
 		if (would_block(op, fd))
 			return -EAGAIN;
 		return sys_res(recv(fd, t->buf, n, op->a[1]));
 	case RK_SHUTDOWN: return sys_res(shutdown(fd, op->a[0]));
+	case RK_SENDFILE: return net_sendfile(p, op, fd, emul);
 	default: return RP_SKIPPED;
 	}
 }

@@ -297,6 +297,13 @@ static int64_t op_close_range(struct rp_plan *p, const struct rp_op *op)
 
 static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
 {
+	if (op->peer >= 0 && (op->kind == RK_READ || op->kind == RK_READV))
+		return peer__read(p, t, op, emulated);
+	/* a write the trace's client made fail */
+	if (op->peer >= 0 && (op->ret == -EPIPE || op->ret == -ECONNRESET) &&
+	    (op->kind == RK_SEND || op->kind == RK_WRITE || op->kind == RK_WRITEV ||
+	     op->kind == RK_SENDFILE))
+		peer__hangup(p, op);
 	switch (op->kind) {
 	case RK_SKIP:
 		if (!op->reason)
@@ -333,7 +340,8 @@ static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	case RK_ACCEPT:
 	case RK_SEND:
 	case RK_RECV:
-	case RK_SHUTDOWN: return netops__op(p, t, op, emulated);
+	case RK_SHUTDOWN:
+	case RK_SENDFILE: return netops__op(p, t, op, emulated);
 	default: return fd__op(p, t, op, emulated);
 	}
 }

@@ -1,39 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The replayer as the far end of connections whose peer was not traced: one
- * thread with an epoll set.  For a connect it listens on loopback and
- * accepts; for an accept it connects once the application's listener
- * listens.  Either way it sinks what the application sends and sources the
- * bytes the application read in the trace.
+ * The replayer as the far end of connections whose peer was not traced.  For
+ * a connect it listens on loopback and accepts; for an accept it connects
+ * once the application's listener listens; for a connection open before the
+ * trace it makes a loopback pair.  One thread drains what the application
+ * sends.  What the application reads is sent by the replay thread itself,
+ * just before the read, as many bytes as that read got in the trace: a peer
+ * that sent ahead would merge requests the application read one at a time,
+ * and one that waited would leave a read of a keep-alive connection hanging.
+ * The trace's end of stream and reset are played the same way, at the read
+ * that saw them.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
 #include "replay/replay.h"
 #include "replay/run.h"
 
-#define PEER_LISTENER 1ull /* epoll data: (peer << 1) | PEER_LISTENER */
 #define PEER_STOP ~0ull
+/* How long a read waits for bytes already sent on loopback to arrive, ms. */
+#define PEER_ARRIVE_MS 1000
 
 static struct {
 	struct rp_plan *p;
 	int ep, stop;
 	pthread_t th;
 	bool running;
+	pthread_mutex_t lock; /* peers' fd, lport: accepts may swap them */
 	char buf[65536];
-} pe = { .ep = -1, .stop = -1 };
+} pe = { .ep = -1, .stop = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static int peer_watch(int fd, uint64_t data, uint32_t events, int op)
+/* The drain thread watches the fd itself: accepts may move it between peers. */
+static int peer_watch(int fd)
 {
-	struct epoll_event ev = { .events = events, .data.u64 = data };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint32_t)fd };
 
-	return epoll_ctl(pe.ep, op, fd, &ev) ? -errno : 0;
+	return epoll_ctl(pe.ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
 static int peer_listen(struct rp_peer *pr)
@@ -49,22 +62,38 @@ static int peer_listen(struct rp_peer *pr)
 	return pr->port > 0 ? 0 : -EADDRNOTAVAIL;
 }
 
+static int peer_attached(struct rp_plan *p);
+
 int peer__setup(struct rp_plan *p)
 {
 	int err = 0;
 
 	pe.p = p;
-	for (uint32_t i = 0; i < p->npeers && !err; i++) {
+	pe.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (pe.ep < 0)
+		return -errno;
+	for (uint32_t i = 0; i < p->npeers && !err; i++)
 		if (!p->peers[i].incoming)
 			err = peer_listen(&p->peers[i]);
-		dbg("peer %u: %s, sources %llu bytes", i,
-		    p->peers[i].incoming ? "connects to a traced listener" : "listens",
-		    (unsigned long long)p->peers[i].quota);
-	}
+	if (!err)
+		err = peer_attached(p);
+	dbg("%u connections with a peer outside the trace, %u of them open before it",
+	    p->npeers, p->ninc);
 	if (err)
 		err("replay: cannot listen on loopback for a peer outside the trace: %s",
 		    strerror(-err));
 	return err;
+}
+
+static int peer_local_port(int fd, bool peer)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if ((peer ? getpeername : getsockname)(fd, (struct sockaddr *)&ss, &len))
+		return -1;
+	return ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port) :
+					  ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
 /* Runs in the application thread that called listen(). */
@@ -73,73 +102,240 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
 	for (uint32_t i = 0; i < p->npeers; i++) {
 		struct rp_peer *pr = &p->peers[i];
 		struct sockaddr_storage ss;
-		socklen_t len;
+		socklen_t len = loopback__addr(&ss, family, port);
+		int fd;
 
-		if (!pr->incoming || pr->listen != listen || pr->fd >= 0)
+		if (!pr->incoming || pr->attached || pr->listen != listen || pr->fd != -1)
 			continue;
+		fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			return -errno;
+		if ((connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) ||
+		    peer_watch(fd)) {
+			close(fd);
+			return -errno;
+		}
+		pthread_mutex_lock(&pe.lock);
 		pr->family = family;
-		len = loopback__addr(&ss, pr->family, port);
-		pr->fd = socket(pr->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (pr->fd < 0)
-			return -errno;
-		if (connect(pr->fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
-			return -errno;
-		if (peer_watch(pr->fd, (uint64_t)i << 1, EPOLLIN | EPOLLOUT, EPOLL_CTL_ADD))
-			return -errno;
+		pr->fd = fd;
+		pr->lport = peer_local_port(fd, false);
+		pthread_mutex_unlock(&pe.lock);
 	}
 	return 0;
 }
 
-static void peer_close(struct rp_peer *pr)
+/*
+ * Connections wait in the listener's backlog in the order the peers
+ * connected, which is the trace's accept order; threads that accept from one
+ * listener may take them in another.  The port says which peer this is:
+ * swapped, each accept's reads are fed through its own connection.
+ */
+void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd)
 {
-	epoll_ctl(pe.ep, EPOLL_CTL_DEL, pr->fd, NULL);
-	close(pr->fd);
-	pr->fd = -2; /* done: not -1, which would connect again */
+	int port = peer_local_port(nfd, true);
+	struct rp_peer *a = &p->peers[peer];
+
+	pthread_mutex_lock(&pe.lock);
+	for (uint32_t i = 0; a->lport != port && i < p->npeers; i++) {
+		struct rp_peer *b = &p->peers[i];
+		int fd = a->fd;
+
+		if (b->lport != port || !b->incoming || b->listen != a->listen)
+			continue;
+		a->fd = b->fd;
+		b->fd = fd;
+		b->lport = a->lport;
+		a->lport = port;
+	}
+	pthread_mutex_unlock(&pe.lock);
 }
 
-static void peer_io(struct rp_peer *pr, uint32_t i, uint32_t events)
+/* Runs in the application thread, right after its connect. */
+int peer__connected(struct rp_plan *p, uint32_t peer)
 {
-	ssize_t n;
+	struct rp_peer *pr = &p->peers[peer];
+	struct pollfd pfd = { .fd = pr->lfd, .events = POLLIN };
+	int fd;
 
-	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-		while ((n = read(pr->fd, pe.buf, sizeof(pe.buf))) > 0)
-			;
-		if (n == 0 || (n < 0 && errno != EAGAIN)) {
-			peer_close(pr);
+	if (pr->fd >= 0)
+		return 0;
+	if (poll(&pfd, 1, PEER_ARRIVE_MS) <= 0)
+		return -ETIMEDOUT;
+	fd = accept4(pr->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	pthread_mutex_lock(&pe.lock);
+	pr->fd = fd;
+	pthread_mutex_unlock(&pe.lock);
+	return peer_watch(fd);
+}
+
+static int peer_fd(const struct rp_peer *pr)
+{
+	int fd;
+
+	pthread_mutex_lock(&pe.lock);
+	fd = pr->fd;
+	pthread_mutex_unlock(&pe.lock);
+	return fd;
+}
+
+static int peer_unread(int fd)
+{
+	int q = 0;
+
+	return ioctl(fd, FIONREAD, &q) ? 0 : q;
+}
+
+/* Until WANT bytes are readable on FD, or it is at its end, or time is up. */
+static void peer_await(int fd, int64_t want)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	struct timespec nap = { 0, 100000 };
+
+	if (poll(&pfd, 1, PEER_ARRIVE_MS) <= 0 || want <= 0)
+		return;
+	for (int i = 0; i < PEER_ARRIVE_MS * 10 && peer_unread(fd) < want; i++) {
+		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
 			return;
-		}
-	}
-	while ((events & EPOLLOUT) && pr->sent < pr->quota) {
-		size_t want = pr->quota - pr->sent < sizeof(pe.buf) ? pr->quota - pr->sent :
-								      sizeof(pe.buf);
-
-		n = send(pr->fd, pe.buf, want, MSG_NOSIGNAL);
-		if (n <= 0)
-			break;
-		pr->sent += n;
-	}
-	if (pr->sent >= pr->quota) {
-		/* the client hung up after its last bytes: the application's
-		 * read of 0 needs our end closed too */
-		if (pr->eof && !pr->shut) {
-			shutdown(pr->fd, SHUT_WR);
-			pr->shut = true;
-		}
-		peer_watch(pr->fd, (uint64_t)i << 1, EPOLLIN, EPOLL_CTL_MOD);
+		nanosleep(&nap, NULL);
 	}
 }
 
-static void peer_accept(struct rp_peer *pr, uint32_t i)
+/* What the trace's client did before the read: sent its bytes, hung up, or
+ * reset the connection.  Returns the bytes the read may expect. */
+static int64_t peer_feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_op *op,
+			  int app)
 {
-	int fd = accept4(pr->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int fd = peer_fd(pr);
+	int64_t need, queued = peer_unread(app);
 
 	if (fd < 0)
-		return;
-	epoll_ctl(pe.ep, EPOLL_CTL_DEL, pr->lfd, NULL);
-	pr->fd = fd;
-	peer_watch(fd, (uint64_t)i << 1, EPOLLIN | EPOLLOUT, EPOLL_CTL_ADD);
+		return queued;
+	if (op->ret == 0 && !pr->shut) {
+		shutdown(fd, SHUT_WR);
+		pr->shut = true;
+	} else if (op->ret == -ECONNRESET && !pr->shut) {
+		struct sockaddr sa = { .sa_family = AF_UNSPEC };
+
+		/* disconnecting a TCP socket sends a reset and keeps the fd */
+		connect(fd, &sa, sizeof(sa));
+		pr->shut = true;
+	}
+	need = op->ret - queued;
+	while (op->ret > 0 && need > 0 && !pr->shut) {
+		size_t len = need < (int64_t)t->bufsz ? (size_t)need : t->bufsz;
+		ssize_t n = send(fd, t->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		need -= n;
+		queued += n;
+	}
+	return queued;
 }
 
+/*
+ * Never blocks: a read that found nothing in the trace finds nothing here
+ * (EAGAIN, not a failure), and one that got bytes gets the ones just sent.
+ */
+int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
+{
+	size_t n = op->a[0] > 0 ? (size_t)op->a[0] : 0;
+	int flags = op->kind == RK_RECV ? (int)op->a[1] : 0;
+	int fd = fd__get(p, op, op->fd);
+	int64_t have;
+
+	if (fd == RP_FD_SINK) {
+		*emul = true;
+		return op->ret;
+	}
+	if (fd < 0)
+		return fd__missing(op, fd);
+	if (n > t->bufsz)
+		n = t->bufsz;
+	have = peer_feed(t, &p->peers[op->peer], op, fd);
+	if (op->ret > 0 && have > (int64_t)n)
+		have = n;
+	/* nothing sent and nothing queued (the peer is gone): no wait */
+	if ((op->ret > 0 && have > 0) || op->ret == 0 || op->ret == -ECONNRESET)
+		peer_await(fd, op->ret > 0 ? have : 0);
+	return sys_res(recv(fd, t->buf, n, flags | MSG_DONTWAIT));
+}
+
+/*
+ * The trace's client went away before this write: with a reset the write
+ * fails ECONNRESET, and after it (or a close) EPIPE.  Played on our end for
+ * the reset, on the application's for the broken pipe, which the peer
+ * cannot cause without a reset first.
+ */
+void peer__hangup(struct rp_plan *p, const struct rp_op *op)
+{
+	struct rp_peer *pr = &p->peers[op->peer];
+	int app = fd__get(p, op, op->fd), fd = peer_fd(pr);
+	struct pollfd pfd = { .fd = app, .events = POLLOUT };
+
+	if (app < 0 || fd < 0)
+		return;
+	if (op->ret == -EPIPE) {
+		shutdown(app, SHUT_WR);
+		return;
+	}
+	if (!pr->shut) {
+		struct sockaddr sa = { .sa_family = AF_UNSPEC };
+
+		connect(fd, &sa, sizeof(sa));
+		pr->shut = true;
+	}
+	/* the reset crosses loopback in softirq: wait for it to land */
+	for (int i = 0; i < 100 && !(pfd.revents & (POLLERR | POLLHUP)); i++)
+		if (poll(&pfd, 1, 10) < 0)
+			break;
+}
+
+/* A loopback pair for a connection from before the trace: the application's
+ * end goes into each process that had it, the other end is ours. */
+static int peer_pair(struct rp_peer *pr)
+{
+	struct sockaddr_storage ss;
+	int fam = pr->family == AF_INET6 ? AF_INET6 : AF_INET;
+	socklen_t len = loopback__addr(&ss, fam, 0);
+	int l = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (l < 0 || bind(l, (struct sockaddr *)&ss, len) || listen(l, 1))
+		err = -errno;
+	len = loopback__addr(&ss, fam, err ? 0 : loopback__port(l));
+	pr->fd = err ? -1 : socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!err && (pr->fd < 0 || connect(pr->fd, (struct sockaddr *)&ss, len)))
+		err = -errno;
+	if (!err && (pr->app = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0)
+		err = -errno;
+	if (l >= 0)
+		close(l);
+	return err;
+}
+
+static int peer_attached(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->ninc; i++) {
+		struct rp_peer *pr = &p->peers[p->inc[i].peer];
+		struct rp_proc *proc = &p->pr[p->inc[i].pidx];
+		int fd, err;
+
+		if (pr->app < 0 && (err = peer_pair(pr)))
+			return err;
+		fd = dup(pr->app);
+		if (fd < 0)
+			return -errno;
+		if ((uint32_t)p->inc[i].slot < proc->nslot)
+			atomic_store(&proc->fd[p->inc[i].slot], fd);
+		else
+			close(fd);
+	}
+	return 0;
+}
+
+/* Drains what the application sends; a connection it closed is forgotten. */
 static void *peer_thread(void *arg)
 {
 	struct epoll_event ev[32];
@@ -149,36 +345,34 @@ static void *peer_thread(void *arg)
 		int n = epoll_wait(pe.ep, ev, 32, -1);
 
 		for (int k = 0; k < n; k++) {
-			uint64_t d = ev[k].data.u64;
-			struct rp_peer *pr;
+			int fd = (int)ev[k].data.u64;
+			ssize_t r;
 
-			if (d == PEER_STOP)
+			if (ev[k].data.u64 == PEER_STOP)
 				return NULL;
-			pr = &pe.p->peers[d >> 1];
-			if (d & PEER_LISTENER)
-				peer_accept(pr, d >> 1);
-			else if (pr->fd >= 0)
-				peer_io(pr, d >> 1, ev[k].events);
+			while ((r = recv(fd, pe.buf, sizeof(pe.buf), MSG_DONTWAIT)) > 0)
+				;
+			if (r == 0 || (r < 0 && errno != EAGAIN))
+				epoll_ctl(pe.ep, EPOLL_CTL_DEL, fd, NULL);
 		}
 	}
 }
 
 int peer__start(struct rp_plan *p)
 {
-	int err;
+	struct epoll_event sev = { .events = EPOLLIN, .data.u64 = PEER_STOP };
+	int err = 0;
 
 	if (!p->npeers)
 		return 0;
-	pe.ep = epoll_create1(EPOLL_CLOEXEC);
 	pe.stop = eventfd(0, EFD_CLOEXEC);
 	if (pe.ep < 0 || pe.stop < 0)
+		return pe.ep < 0 ? -EBADF : -errno;
+	if (epoll_ctl(pe.ep, EPOLL_CTL_ADD, pe.stop, &sev))
 		return -errno;
-	memset(pe.buf, 'p', sizeof(pe.buf));
-	err = peer_watch(pe.stop, PEER_STOP, EPOLLIN, EPOLL_CTL_ADD);
 	for (uint32_t i = 0; i < p->npeers && !err; i++)
-		if (!p->peers[i].incoming)
-			err = peer_watch(p->peers[i].lfd, ((uint64_t)i << 1) | PEER_LISTENER,
-					  EPOLLIN, EPOLL_CTL_ADD);
+		if (p->peers[i].attached && p->peers[i].fd >= 0)
+			err = peer_watch(p->peers[i].fd);
 	if (!err)
 		err = -pthread_create(&pe.th, NULL, peer_thread, NULL);
 	pe.running = !err;
@@ -193,10 +387,14 @@ void peer__stop(void)
 		pthread_join(pe.th, NULL);
 	pe.running = false;
 	for (uint32_t i = 0; pe.p && i < pe.p->npeers; i++) {
-		if (pe.p->peers[i].fd >= 0)
-			close(pe.p->peers[i].fd);
-		if (pe.p->peers[i].lfd >= 0)
-			close(pe.p->peers[i].lfd);
+		struct rp_peer *pr = &pe.p->peers[i];
+
+		if (pr->fd >= 0)
+			close(pr->fd);
+		if (pr->lfd >= 0)
+			close(pr->lfd);
+		if (pr->app >= 0)
+			close(pr->app);
 	}
 	if (pe.ep >= 0)
 		close(pe.ep);

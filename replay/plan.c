@@ -119,5 +119,6 @@ void plan__free(struct rp_plan *p)
 	free(p->peers);
 	free(p->mapfiles);
 	free(p->inl);
+	free(p->inc);
 	memset(p, 0, sizeof(*p));
 }

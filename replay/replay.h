@@ -82,6 +82,8 @@ enum rp_kind {
 	RK_ATTR,	/* chmod, chown, utimensat: a0 which, a1 mode/owner, a2 group */
 	RK_CLOSE_RANGE, /* a0 first, a1 last */
 	RK_READAHEAD,	/* a0 count, a1 offset */
+	RK_SENDFILE,	/* fd out_fd, fd2 in_fd (used, not made); a0 count, a1 offset or
+			 * -1: from in_fd's file position */
 	RK_NR,
 };
 
@@ -178,6 +180,13 @@ struct rp_op {
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan_rendezvous_counts) */
 	uint32_t rdv_wake, rdv_n;
+	/* the socket the call uses (accept: the one it makes), by inode: a
+	 * connection's identity through fork, exec, dup and fd passing; 0 none */
+	uint64_t sino;
+	int32_t peer;	/* the external peer of that connection (net.c), or -1 */
+	/* its family when a TCP stream (AF_INET, AF_INET6), RP_SFAM_OTHER for
+	 * any other socket, 0 when the call does not say (read, write) */
+	uint8_t sfam;
 	/* run time */
 	_Alignas(64) _Atomic uint32_t state; /* RS_* */
 	/* a broadcast wake: arrivals still to come, its own thread's included;
@@ -260,6 +269,7 @@ struct rp_proc {
 	_Atomic uint8_t *fdfl; /* RP_FL_* per fd slot */
 };
 
+#define RP_SFAM_OTHER 0xff
 #define RP_FD_UNSET -1 /* not open (yet): a call on it fails with EBADF (fd__missing) */
 #define RP_FD_SINK -2  /* outside the sandbox (tty, pipe to the tracer): emulated */
 #define RP_FD_GONE -3  /* the call that made it was not replayed: calls on it are skipped */
@@ -312,18 +322,24 @@ struct rp_devroot {
 };
 
 /* The far end of a connection whose peer is outside the trace, played by the
- * replayer on loopback: it sinks what the application sends and sources the
- * bytes the application received. */
+ * replayer on loopback: it drains what the application sends and, before
+ * each read of the connection, sends what that read got in the trace. */
 struct rp_peer {
 	bool incoming; /* the application accepted it: the replayer connects */
+	bool attached; /* open before the trace: made as a pair at setup */
+	bool shut;     /* the trace's client hung up: our end is shut for writing */
 	int family;
 	uint32_t listen; /* incoming: the application's listener slot */
-	uint64_t quota;	 /* bytes the application reads from it */
-	uint64_t sent;
-	bool eof;	 /* the application read its end: close our side after quota */
-	bool shut;
 	int lfd, fd; /* outgoing: the replayer's listener; the connection */
 	int port;    /* outgoing: the replayer's listener port */
+	int lport;   /* incoming: local port of fd, which the accept sees */
+	int app;     /* attached: the application's end, until installed */
+};
+
+/* Where an attached connection is installed: process PIDX's fd slot SLOT. */
+struct rp_inconn {
+	uint32_t peer, pidx;
+	int32_t slot;
 };
 
 struct rp_plan {
@@ -347,6 +363,8 @@ struct rp_plan {
 	uint32_t npeers;
 	struct rp_inlisten *inl; /* listeners from before the trace (attach) */
 	uint32_t ninl;
+	struct rp_inconn *inc; /* connections from before the trace (attach) */
+	uint32_t ninc;
 	uint64_t trace_wall;
 	int64_t clock_start;
 	uint64_t header_events;
@@ -412,6 +430,15 @@ int peer__setup(struct rp_plan *p);
 int peer__start(struct rp_plan *p);
 void peer__stop(void);
 int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port);
+/* The replay's accept of NFD, planned as peer PEER: binds the two (by port). */
+void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd);
+/* The replay's connect to outgoing peer PEER completed: the peer accepts. */
+int peer__connected(struct rp_plan *p, uint32_t peer);
+/* A write that failed because the trace's client had gone: gone here too. */
+void peer__hangup(struct rp_plan *p, const struct rp_op *op);
+/* A read of a connection with an external peer: fed, then issued. */
+int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
+
 /* net.c: listeners from before the trace, made on loopback; 0 or -errno. */
 int net__open_inherited(struct rp_plan *p);
 /* Their peers connect, once the peer thread runs. */

@@ -418,6 +418,8 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	    (op->ret == -EBADF || (op->kind == RK_CLOSE && op->ret < 0)))
 		op->fd = -1;
 	err = track_use(p, op, &op->fd, ev);
+	if (!err && op->kind == RK_SENDFILE)
+		err = track_use(p, op, &op->fd2, ev);
 	if (err)
 		return err;
 	t = &tk.pr[op->pidx]; /* track_use may have moved tk.pr */

@@ -49,7 +49,7 @@ uint64_t watch__reason(enum rp_reason why, enum rp_outcome how, const uint32_t *
 static bool moves_bytes(enum rp_kind k)
 {
 	return (k >= RK_READ && k <= RK_PWRITEV) || k == RK_GETDENTS || k == RK_READLINK ||
-	       k == RK_SEND || k == RK_RECV;
+	       k == RK_SEND || k == RK_RECV || k == RK_SENDFILE;
 }
 
 void watch__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul)

@@ -13,7 +13,7 @@ pkgs=(
 	# tests and demo: JSON checks, pkill/ps, setpriv/mount/losetup, valgrind, man page lint
 	jq procps util-linux valgrind mandoc
 	# tests: the real services attached and loaded
-	redis-server redis-tools nginx apache2-utils
+	redis-server redis-tools nginx apache2-utils wrk postgresql-15 iproute2
 	# bench: the other tracers, workloads, file systems, tables and plots
 	strace bpftrace linux-perf fio sqlite3 libsqlite3-dev rocksdb-tools e2fsprogs xfsprogs
 	btrfs-progs bsdextrautils gnuplot-nox time

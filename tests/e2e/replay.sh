@@ -636,3 +636,45 @@ test_xattr()
 		"$T/r.json")" '{"not_replayed":1}'
 	eq "skipped setxattr" "$(r .skipped.setxattr)" 1
 }
+
+# A pre-fork server as PostgreSQL runs it: the parent accepts and closes,
+# a forked child reads the request in the chunks the trace saw (EAGAIN in
+# between) and answers; its client hangs up mid-request.  A second client
+# resets its connection; a connection from before the trace (no history)
+# is read and written; the trace ends in the middle of a write, as a
+# killed server's does.  The replayer plays every client: no call fails,
+# none is short, nothing hangs.
+test_socket_peer_per_connection()
+{
+	local s='"type":"socket","dev":9'
+	cat >t.jsonl <<-EOF
+	{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"pm","events":11},{"pid":11,"tid":11,"comm":"be","events":7}],"processes":[{"pid":10,"ppid":1,"cwd":"/"},{"pid":11,"ppid":10,"cwd":"/"}],"files":[],"events":18}
+	{"type":"event","id":0,"pid":10,"tid":10,"call":"socket","args":{"domain":2,"type":1,"protocol":0},"ret":3,"ts":1000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":1,"pid":10,"tid":10,"call":"bind","args":{"sockfd":{"fd":3,$s,"ino":400},"addr":1,"addrlen":16},"sock":{"family":2,"type":1,"ino":400,"laddr":"127.0.0.1","lport":5432,"raddr":"0.0.0.0","rport":0},"ret":0,"ts":2000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":2,"pid":10,"tid":10,"call":"listen","args":{"sockfd":{"fd":3,$s,"ino":400},"backlog":8},"sock":{"family":2,"type":1,"ino":400,"laddr":"127.0.0.1","lport":5432,"raddr":"0.0.0.0","rport":0},"ret":0,"ts":3000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":3,"pid":10,"tid":10,"call":"accept","args":{"sockfd":{"fd":3,$s,"ino":400},"addr":0,"addrlen":0},"sock":{"family":2,"type":1,"ino":500,"laddr":"127.0.0.1","lport":5432,"raddr":"127.0.0.1","rport":40001},"ret":4,"ts":4000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":4,"pid":10,"tid":10,"call":"clone","args":{"flags":17},"ret":11,"ts":5000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":5,"pid":10,"tid":10,"call":"close","args":{"fd":{"fd":4,$s,"ino":500}},"ret":0,"ts":6000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":6,"pid":11,"tid":11,"call":"recvfrom","args":{"sockfd":{"fd":4,$s,"ino":500},"buf":1,"len":8192,"flags":0,"src_addr":0,"addrlen":0},"sock":{"family":2,"type":1,"ino":500},"ret":8,"ts":7000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":7,"pid":11,"tid":11,"call":"recvfrom","args":{"sockfd":{"fd":4,$s,"ino":500},"buf":1,"len":8192,"flags":64,"src_addr":0,"addrlen":0},"sock":{"family":2,"type":1,"ino":500},"ret":-11,"ts":7100,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":8,"pid":11,"tid":11,"call":"recvfrom","args":{"sockfd":{"fd":4,$s,"ino":500},"buf":1,"len":8192,"flags":0,"src_addr":0,"addrlen":0},"sock":{"family":2,"type":1,"ino":500},"ret":66,"ts":7200,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":9,"pid":11,"tid":11,"call":"sendto","args":{"sockfd":{"fd":4,$s,"ino":500},"buf":1,"len":300,"flags":0,"dest_addr":0,"addrlen":0},"sock":{"family":2,"type":1,"ino":500},"ret":300,"ts":7300,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":10,"pid":11,"tid":11,"call":"read","args":{"fd":{"fd":4,$s,"ino":500},"buf":1,"count":8192},"ret":5,"ts":7400,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":11,"pid":11,"tid":11,"call":"read","args":{"fd":{"fd":4,$s,"ino":500},"buf":1,"count":8192},"ret":0,"ts":7500,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":12,"pid":11,"tid":11,"call":"close","args":{"fd":{"fd":4,$s,"ino":500}},"ret":0,"ts":7600,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":13,"pid":10,"tid":10,"call":"accept","args":{"sockfd":{"fd":3,$s,"ino":400},"addr":0,"addrlen":0},"sock":{"family":2,"type":1,"ino":501,"laddr":"127.0.0.1","lport":5432,"raddr":"127.0.0.1","rport":40002},"ret":4,"ts":8000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":14,"pid":10,"tid":10,"call":"recvfrom","args":{"sockfd":{"fd":4,$s,"ino":501},"buf":1,"len":100,"flags":0,"src_addr":0,"addrlen":0},"sock":{"family":2,"type":1,"ino":501},"ret":10,"ts":9000,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":15,"pid":10,"tid":10,"call":"recvfrom","args":{"sockfd":{"fd":4,$s,"ino":501},"buf":1,"len":100,"flags":0,"src_addr":0,"addrlen":0},"sock":{"family":2,"type":1,"ino":501},"ret":-104,"ts":9100,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":16,"pid":10,"tid":10,"call":"read","args":{"fd":{"fd":7,"path":"socket:[600]",$s,"ino":600},"buf":1,"count":512},"ret":30,"ts":9200,"dur":10,"compute_ns":0,"deps":[]}
+	{"type":"event","id":17,"pid":10,"tid":10,"call":"write","args":{"fd":{"fd":7,"path":"socket:[600]",$s,"ino":600},"buf":1,"count":4000},"ret":1200,"ts":9300,"dur":10,"compute_ns":0,"deps":[]}
+	EOF
+	local mode
+	for mode in --afap --natural; do
+		replay t.jsonl root --stall-timeout 10 "$mode"
+		no_failures
+		no_short
+		eq "issued $mode" "$(r .issued)" 17
+		eq "emulated $mode (the connection from before the trace is played)" "$(r .emulated)" 0
+		eq "skipped $mode" "$(r .skipped_total)" 0
+	done
+}

@@ -3,46 +3,87 @@
 # record -p, analyze, replay in a sandbox with the clients played by the
 # replayer.  What was captured is printed, so the log says what was tested.
 
-# redis_start PORT DIR: a redis-server with an append-only file, fsync each second
+# free_port: a TCP port nothing on 127.0.0.1 listens on, derived from $$ so
+# that tests running at the same time start from different places.
+free_port()
+{
+	local port=$((20000 + ($$ * 7 + RANDOM) % 30000)) i
+	for ((i = 0; i < 200; i++)); do
+		ss -Htln "sport = :$port" 2>/dev/null | grep -q . || { echo $port; return; }
+		port=$((port + 1))
+	done
+	fail "no free port"
+}
+
+# wait_attached TRACE: until the recorder has loaded its programs and begun
+# the trace (its first bytes), which takes seconds on a loaded machine; a
+# load started before would be over, or connected, before the attach.
+wait_attached()
+{
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -s "$1" ] && { sleep 0.3; return 0; }
+		sleep 0.1
+	done
+	fail "the recorder never started $1"
+}
+
+# replay_both JSONL: replays in --afap and --natural; every call reproduced:
+# no failure, no short transfer, no socket read or write skipped or
+# emulated, no stall (a stall exits 1).
+replay_both()
+{
+	local mode
+	for mode in afap natural; do
+		rm -rf root
+		"$IOTRACE" replay "$1" --root root --$mode --report rep.json --no-progress \
+			--stall-timeout 20 2>replay.err || fail "replay --$mode exited $?: $(tail -5 replay.err)"
+		echo "note: replay --$mode: $(jq -c '{events, failed, short, skipped, emulated, wall_ns}' rep.json)"
+		eq "failed --$mode ($(jq -c '.failures[:4]' rep.json))" "$(jq .failed rep.json)" 0
+		eq "short --$mode ($(jq -c '.short_calls[:4]' rep.json))" "$(jq .short rep.json)" 0
+		eq "socket calls skipped --$mode" "$(jq '[.skipped | to_entries[] |
+			select(.key | test("^(recv|send|accept|sendfile)"))] | map(.value) | add // 0' rep.json)" 0
+	done
+}
+
+# redis_start PORT DIR: a redis-server with an append-only file fsynced at
+# every write
 redis_start()
 {
 	redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly yes \
-		--appendfsync everysec --dir "$2" --daemonize no >"$2/server.log" 2>&1 &
+		--appendfsync always --dir "$2" --daemonize no >"$2/server.log" 2>&1 &
 	echo $! >"$2/server.pid"
 	wait_for "$2/server.log" "Ready to accept connections" 10
 }
 
-test_redis_attach_and_replay()
+# redis_case PIPELINE: attach, load with redis-benchmark -P PIPELINE, replay.
+redis_case()
 {
 	need_bpf
 	command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null ||
 		skip "redis-server and redis-benchmark are not installed (make deps)"
-	local port=6391 pid
+	local port pid rec n=$((PIPE > 1 ? 20000 : 3000))
+	port=$(free_port)
 	mkdir srv
-	redis_start $port "$T/srv"
+	redis_start "$port" "$T/srv"
 	pid=$(cat srv/server.pid)
 	# attach first, then load it: the connections are accepted while traced
-	"$IOTRACE" record -p "$pid" -d 6 -o r.iot 2>rec.err &
-	local rec=$!
-	sleep 1.5
-	redis-benchmark -p $port -n 20000 -c 8 -t set,get,lpush -q >bench.out 2>&1 ||
-		fail "redis-benchmark: $(cat bench.out)"
+	"$IOTRACE" record -p "$pid" -d 5 -o r.iot 2>rec.err &
+	rec=$!
+	wait_attached r.iot
+	timeout 20 redis-benchmark -p "$port" -n $n -c 8 -P "$PIPE" -t set,get,lpush -q \
+		>bench.out 2>&1 || fail "redis-benchmark: $(tail -c 300 bench.out)"
 	wait $rec || fail "record exited $?: $(cat rec.err)"
 	kill "$pid"
 	"$IOTRACE" info r.iot >info.json
 	"$IOTRACE" analyze r.iot --infer-causality -o r.jsonl || fail "analyze"
 	echo "note: captured: $(jq -c '{processes, threads, events, lost_events,
-		accept4: .calls.accept4, epoll_wait: .calls.epoll_wait, read: .calls.read,
-		write: .calls.write, fdatasync: .calls.fdatasync}' info.json)"
-	echo "note: edges: $(head -1 r.jsonl | jq -c .causality_stats.edges)"
+		accept4: .calls.accept4, read: .calls.read, write: .calls.write,
+		fdatasync: .calls.fdatasync}' info.json)"
 	eq "lost" "$(jq .lost_events info.json)" 0
 	ge "clients accepted" "$(jq '.calls.accept4 // 0' info.json)" 8
-	ge "threads" "$(jq .threads info.json)" 2
-	"$IOTRACE" replay r.jsonl --root root --afap --report rep.json --no-progress \
-		--stall-timeout 20 2>replay.err || fail "replay exited $?: $(tail -5 replay.err)"
-	echo "note: replay: $(jq -c '{events, failed, short, skipped}' rep.json)"
-	eq "failed" "$(jq .failed rep.json)" 0
-	eq "short" "$(jq .short rep.json)" 0
+	ge "appendfsync always" "$(jq '.calls.fdatasync // 0' info.json)" 10
+	replay_both r.jsonl
 	# the clients' reads and writes were played; only /proc/self/stat (outside any
 	# sandbox) is skipped, one read per open
 	eq "socket I/O skipped" "$(jq '(.skipped.read // 0) + (.skipped.write // 0) - (.skipped.openat // 0)' rep.json)" 0
@@ -50,14 +91,27 @@ test_redis_attach_and_replay()
 	ge "aof written" "$(find root -name '*.aof*' -type f -size +1k | wc -l)" 1
 }
 
-# nginx: a master and two worker processes that inherited its listener,
-# attached through the master, loaded by ab.
-test_nginx_workers_attach_and_replay()
+test_redis_fsync_always_pipelined()
+{
+	PIPE=16 redis_case
+}
+
+test_redis_fsync_always()
+{
+	PIPE=1 redis_case
+}
+
+# nginx_case GENERATOR: a master and two worker processes that inherited its
+# listener, sendfile on, attached through the master, loaded by GENERATOR:
+# wrk (keep-alive: many requests per connection) or ab (a connection per
+# request).
+nginx_case()
 {
 	need_bpf
-	command -v nginx >/dev/null && command -v ab >/dev/null ||
-		skip "nginx and ab are not installed (make deps)"
-	local port=8091 master
+	command -v nginx >/dev/null && command -v "$1" >/dev/null ||
+		skip "nginx and $1 are not installed (make deps)"
+	local port master rec
+	port=$(free_port)
 	chmod 755 "$T"	# the workers run as www-data
 	mkdir -p www logs
 	head -c 20000 /dev/urandom >www/index.html
@@ -68,7 +122,7 @@ test_nginx_workers_attach_and_replay()
 	error_log $T/logs/error.log;
 	events { worker_connections 64; use epoll; }
 	http {
-		sendfile off;
+		sendfile on;
 		access_log $T/logs/access.log;
 		server { listen 127.0.0.1:$port; root $T/www; }
 	}
@@ -78,25 +132,76 @@ test_nginx_workers_attach_and_replay()
 	sleep 0.3
 	master=$(cat nginx.pid)
 	"$IOTRACE" record -p "$master" -d 5 -o n.iot 2>rec.err &
-	local rec=$!
-	sleep 1.5
-	ab -q -n 1000 -c 4 "http://127.0.0.1:$port/index.html" >ab.out 2>&1 || fail "ab: $(cat ab.out)"
+	rec=$!
+	wait_attached n.iot
+	case $1 in
+	wrk) timeout 20 wrk -t2 -c8 -d2s "http://127.0.0.1:$port/index.html" >load.out 2>&1 ;;
+	ab) timeout 20 ab -q -n 1000 -c 4 "http://127.0.0.1:$port/index.html" >load.out 2>&1 ;;
+	esac || fail "$1: $(tail -c 300 load.out)"
 	wait $rec || fail "record exited $?: $(cat rec.err)"
 	kill "$master"
 	"$IOTRACE" info n.iot >info.json
 	"$IOTRACE" analyze n.iot --infer-causality -o n.jsonl || fail "analyze"
 	echo "note: captured: $(jq -c '{processes, threads, events, lost_events,
-		accept4: .calls.accept4, recvfrom: .calls.recvfrom, openat: .calls.openat,
-		pread64: .calls.pread64, writev: .calls.writev}' info.json)"
-	echo "note: edges: $(head -1 n.jsonl | jq -c .causality_stats.edges)"
+		accept4: .calls.accept4, recvfrom: .calls.recvfrom, sendfile: .calls.sendfile,
+		writev: .calls.writev}' info.json)"
 	eq "processes" "$(jq .processes info.json)" 3
 	eq "lost" "$(jq .lost_events info.json)" 0
-	ge "requests served" "$(jq '.calls.writev // 0' info.json)" 1000
-	"$IOTRACE" replay n.jsonl --root root --afap --report rep.json --no-progress \
-		--stall-timeout 20 2>replay.err || fail "replay exited $?: $(tail -5 replay.err)"
-	echo "note: replay: $(jq -c '{events, failed, short, skipped}' rep.json)"
-	eq "failed" "$(jq .failed rep.json)" 0
-	eq "short" "$(jq .short rep.json)" 0
+	ge "requests served" "$(jq '.calls.sendfile // 0' info.json)" 1000
+	replay_both n.jsonl
 	eq "skipped" "$(jq '[.skipped[]] | add // 0' rep.json)" 0
 	[ -s "root$T/logs/access.log" ] || fail "the access log was not written in the sandbox"
+}
+
+test_nginx_keepalive_wrk()
+{
+	nginx_case wrk
+}
+
+test_nginx_connection_per_request_ab()
+{
+	nginx_case ab
+}
+
+# PostgreSQL: a postmaster that accepts and forks a backend per client,
+# which reads the client's queries and fsyncs the WAL, under pgbench.
+test_postgres_pgbench()
+{
+	need_bpf
+	local bin=/usr/lib/postgresql/15/bin port pm rec
+	[ -x $bin/pg_ctl ] && command -v pgbench >/dev/null && id postgres >/dev/null 2>&1 ||
+		skip "postgresql-15 is not installed (make deps)"
+	port=$(free_port)
+	chmod 755 "$T"
+	mkdir pg
+	chown postgres pg
+	pg() { runuser -u postgres -- "$@"; }
+	pg $bin/initdb -D "$T/pg/data" -A trust -U postgres >initdb.log 2>&1 ||
+		fail "initdb: $(tail -3 initdb.log)"
+	pg $bin/pg_ctl -D "$T/pg/data" -l "$T/pg/server.log" -w -t 20 -o \
+		"-p $port -k $T/pg -c listen_addresses=127.0.0.1 -c max_connections=20" \
+		start >/dev/null || fail "pg_ctl start: $(tail -3 pg/server.log)"
+	# stopped however the test ends
+	trap "runuser -u postgres -- $bin/pg_ctl -D '$T/pg/data' -m immediate stop >/dev/null 2>&1" EXIT
+	pg pgbench -h 127.0.0.1 -p "$port" -U postgres -i -s 1 postgres >init.log 2>&1 ||
+		fail "pgbench -i: $(tail -3 init.log)"
+	pm=$(head -1 pg/data/postmaster.pid)
+	"$IOTRACE" record -p "$pm" -d 5 -o p.iot 2>rec.err &
+	rec=$!
+	wait_attached p.iot
+	# -C: a connection per transaction, so backends are forked while traced
+	# (accept in the postmaster, reads in the backend) however late the
+	# attach completes
+	timeout 20 runuser -u postgres -- pgbench -h 127.0.0.1 -p "$port" -U postgres \
+		-C -c 4 -j 2 -T 3 postgres >bench.out 2>&1 || fail "pgbench: $(tail -3 bench.out)"
+	wait $rec || fail "record exited $?: $(cat rec.err)"
+	"$IOTRACE" info p.iot >info.json
+	"$IOTRACE" analyze p.iot --infer-causality -o p.jsonl || fail "analyze"
+	echo "note: captured: $(jq -c '{processes, threads, events, lost_events,
+		accept: .calls.accept, clone: .calls.clone, recvfrom: .calls.recvfrom,
+		fdatasync: .calls.fdatasync}' info.json)"
+	eq "lost" "$(jq .lost_events info.json)" 0
+	ge "backends forked" "$(jq '.calls.clone // 0' info.json)" 4
+	ge "WAL fsyncs" "$(jq '.calls.fdatasync // 0' info.json)" 10
+	replay_both p.jsonl
 }
