@@ -333,6 +333,10 @@ static int attach_pids(struct recorder *r, struct record_opts *o)
 		if (e)
 			return e;
 	}
+	if (!r->live.n && nnamed == 1 && o->targets.pids[0] == getpid()) {
+		err("%d is this iotrace itself: give another process's PID", getpid());
+		return -EINVAL;
+	}
 	if (!r->live.n) {
 		err("every target process ended during the attach");
 		return -ESRCH;

@@ -26,7 +26,7 @@ void status__tick(struct status *s, uint64_t now_ns, const struct status_counts 
 		return;
 	s->next_ns = now_ns + STATUS_EVERY_NS;
 	n = snprintf(line, sizeof(line),
-		     "iotrace: recording %.1f s: %llu events, %llu lost, %.1f MB written "
+		     "iotrace: recording %.1f s: %llu events, %llu lost, %.2f MB written "
 		     "(Ctrl-C to stop)",
 		     (now_ns - s->start_ns) / 1e9, (unsigned long long)c->events,
 		     (unsigned long long)c->lost, c->bytes / 1e6);
