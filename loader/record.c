@@ -353,14 +353,15 @@ static int start_cmd(struct recorder *r, char **cmd)
 		return e;
 	}
 	r->have_child = true;
+	/* from here a stop signal is the command's: stopped, it dies on SIGCONT */
+	forward_pid = r->child.pid;
 	e = add_target(r, r->child.pid, IOT_TARGET_CMD);
 	if (e) {
+		forward_pid = 0;
 		spawn__abort(&r->child);
 		r->have_child = false;
 		return e;
 	}
-	/* from here a stop signal is the command's: stopped, it dies on SIGCONT */
-	forward_pid = r->child.pid;
 	e = spawn__release(&r->child);
 	if (e) {
 		forward_pid = 0;
@@ -690,6 +691,11 @@ static int recorder__start(struct recorder *r, struct record_opts *o, int argc, 
 	r->start_ns = mono_ns(CLOCK_MONOTONIC);
 	if (write_meta(r, o, argc, argv))
 		return r->write_err;
+	/* loading takes a while: a Ctrl-C meanwhile means do not start at all */
+	if (stop_requested) {
+		err("interrupted before the recording started");
+		return -EINTR;
+	}
 	e = o->cmd ? start_cmd(r, o->cmd) : attach_pids(r, o);
 	/* only a recording that started has a file to show for it */
 	if (!e)
