@@ -71,13 +71,14 @@ static int link_tmpfile(struct output *o)
 int output__commit(struct output *o, bool force)
 {
 	char old[PATH_MAX + 8];
+	bool moved = false;
 	struct stat st;
 	int e;
 
 	if (o->committed)
 		return 0;
+	snprintf(old, sizeof(old), "%s.old", o->path);
 	if (!lstat(o->path, &st)) {
-		snprintf(old, sizeof(old), "%s.old", o->path);
 		e = force ? unlink(o->path) : rename(o->path, old);
 		if (e) {
 			e = -errno;
@@ -85,12 +86,15 @@ int output__commit(struct output *o, bool force)
 			    strerror(-e));
 			return e;
 		}
-		if (!force)
+		moved = !force;
+		if (moved)
 			info("kept the previous %s as %s", o->path, old);
 	}
 	e = o->tmp[0] ? (rename(o->tmp, o->path) ? -errno : 0) : link_tmpfile(o);
 	if (e) {
 		err("cannot create %s: %s", o->path, strerror(-e));
+		if (moved)
+			rename(old, o->path);	/* as it was, as a failed start leaves it */
 		return e;
 	}
 	o->tmp[0] = '\0';
