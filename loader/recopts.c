@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"  -d, --duration SEC       stop after SEC seconds\n"
 		"  -b, --buffer-size MB     kernel ring buffer size (default 64, a power of two;\n"
 		"                           NK for KiB)\n"
-		"  -q, --quiet              no live status and no summary; errors and warnings only\n"
+		"  -q, --quiet              no status line, no summary: errors and warnings only\n"
 		"  -v, --verbose            debug messages, libbpf's among them\n"
 		"  -h, --help               this help\n"
 		"\n"
