@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "output.h"
+#include "lib/log.h"
+#include "loader/output.h"
 
 /* A mkstemp name beside PATH, where the file system has no O_TMPFILE. */
 static int open_named_tmp(struct output *o, const char *dir)
@@ -94,7 +94,7 @@ int output__commit(struct output *o, bool force)
 	if (e) {
 		err("cannot create %s: %s", o->path, strerror(-e));
 		if (moved)
-			rename(old, o->path);	/* as it was, as a failed start leaves it */
+			rename(old, o->path); /* as it was, as a failed start leaves it */
 		return e;
 	}
 	o->tmp[0] = '\0';

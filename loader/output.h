@@ -5,8 +5,8 @@
  * no file behind and an existing one untouched.  An existing file is kept as
  * FILE.old, as perf record does, unless forced.
  */
-#ifndef IOTRACE_OUTPUT_H
-#define IOTRACE_OUTPUT_H
+#ifndef IOTRACE_LOADER_OUTPUT_H
+#define IOTRACE_LOADER_OUTPUT_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -14,9 +14,9 @@
 struct output {
 	const char *path;
 	int fd;
-	bool direct;		/* not a regular file (a device, a FIFO, a link): written in place */
-	bool committed;		/* the file has its name */
-	char tmp[PATH_MAX];	/* a named temporary where O_TMPFILE is not supported */
+	bool direct;	    /* not a regular file (a device, a FIFO, a link): written in place */
+	bool committed;	    /* the file has its name */
+	char tmp[PATH_MAX]; /* a named temporary where O_TMPFILE is not supported */
 };
 
 /* Opens an unnamed file beside PATH (or PATH itself, see direct).  0 or -errno, said. */

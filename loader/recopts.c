@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cliopt.h"
-#include "log.h"
-#include "recopts.h"
+#include "lib/cliopt.h"
+#include "lib/log.h"
+#include "loader/recopts.h"
 
 static void usage(FILE *f)
 {
@@ -87,12 +87,24 @@ static int parse_opt(int c, struct record_opts *o)
 	char *end;
 
 	switch (c) {
-	case 'p': return parse_pids(&o->targets, optarg);
-	case 'N': o->no_children = true; return 0;
-	case 'o': o->out = optarg; return 0;
-	case 'f': o->force = true; return 0;
-	case 'q': o->quiet = true; log_level = LOG_WARN; return 0;
-	case 'v': log_level = LOG_DBG; return 0;
+	case 'p':
+		return parse_pids(&o->targets, optarg);
+	case 'N':
+		o->no_children = true;
+		return 0;
+	case 'o':
+		o->out = optarg;
+		return 0;
+	case 'f':
+		o->force = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		log_level = LOG_WARN;
+		return 0;
+	case 'v':
+		log_level = LOG_DBG;
+		return 0;
 	case 'd':
 		errno = 0;
 		o->duration = strtod(optarg, &end);
@@ -104,13 +116,16 @@ static int parse_opt(int c, struct record_opts *o)
 		if (!o->ring_bytes)
 			break;
 		return 0;
-	default: return -EINVAL;	/* cliopt__next has said why */
+	default:
+		return -EINVAL; /* cliopt__next has said why */
 	}
 	if (c == 'd')
 		cliopt__usage_error("record", "invalid duration '%s': seconds above 0", optarg);
 	else
-		cliopt__usage_error("record", "invalid buffer size '%s': a power of two from 4K "
-				    "to 4096 (MB)", optarg);
+		cliopt__usage_error("record",
+				    "invalid buffer size '%s': a power of two from 4K "
+				    "to 4096 (MB)",
+				    optarg);
 	return -EINVAL;
 }
 

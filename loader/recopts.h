@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* iotrace record's command line. */
-#ifndef IOTRACE_RECOPTS_H
-#define IOTRACE_RECOPTS_H
+#ifndef IOTRACE_LOADER_RECOPTS_H
+#define IOTRACE_LOADER_RECOPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "pidset.h"
+#include "loader/pidset.h"
 
 struct record_opts {
 	struct pidset targets;
 	bool no_children;
-	bool force;	/* -f: replace an existing output instead of keeping FILE.old */
+	bool force; /* -f: replace an existing output instead of keeping FILE.old */
 	bool quiet;
 	const char *out;
 	double duration;

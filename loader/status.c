@@ -3,7 +3,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "status.h"
+#include "loader/status.h"
 
 #define STATUS_EVERY_NS 250000000ull
 

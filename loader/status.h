@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* record's one-line live status on a terminal, replaced by the summary at the end. */
-#ifndef IOTRACE_STATUS_H
-#define IOTRACE_STATUS_H
+#ifndef IOTRACE_LOADER_STATUS_H
+#define IOTRACE_LOADER_STATUS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct status {
-	bool on;		/* stderr is a terminal and not -q */
-	bool shown;		/* a line is on the screen */
+	bool on;    /* stderr is a terminal and not -q */
+	bool shown; /* a line is on the screen */
 	uint64_t start_ns, next_ns;
 };
 

@@ -19,18 +19,19 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpfsetup.h"
-#include "calib.h"
-#include "commands.h"
-#include "log.h"
-#include "output.h"
-#include "pidset.h"
-#include "procsnap.h"
-#include "recopts.h"
-#include "record.h"
-#include "spawn.h"
-#include "status.h"
-#include "trace.h"
+#include "lib/cliopt.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "lib/trace.h"
+#include "loader/bpfsetup.h"
+#include "loader/calib.h"
+#include "loader/cmd_record.h"
+#include "loader/output.h"
+#include "loader/pidset.h"
+#include "loader/procsnap.h"
+#include "loader/recopts.h"
+#include "loader/spawn.h"
+#include "loader/status.h"
 
 #define FLUSH_NS	1000000000ull	/* a killed recorder loses at most this much */
 #define POLL_MS		100
@@ -345,7 +346,7 @@ static void drain_seq_ends(struct recorder *r)
 }
 
 /* The kernel's loss counters since the recording proper began. */
-static void recorder__loss(struct recorder *r, uint64_t *loss)
+static void recorder_loss(struct recorder *r, uint64_t *loss)
 {
 	capture__loss(r->cap, loss);
 	for (int i = 0; i < IOT_LOSS_NR; i++)
@@ -353,15 +354,15 @@ static void recorder__loss(struct recorder *r, uint64_t *loss)
 }
 
 /* Records lost on the way: a full ring, a thread without its storage. */
-static uint64_t recorder__lost(struct recorder *r)
+static uint64_t recorder_lost(struct recorder *r)
 {
 	uint64_t loss[IOT_LOSS_NR] = {};
 
-	recorder__loss(r, loss);
+	recorder_loss(r, loss);
 	return loss[IOT_LOSS_RINGBUF] + loss[IOT_LOSS_STORAGE];
 }
 
-static void recorder__status(struct recorder *r, uint64_t now)
+static void recorder_status(struct recorder *r, uint64_t now)
 {
 	struct trace_writer_stats ws;
 	struct status_counts c;
@@ -369,13 +370,13 @@ static void recorder__status(struct recorder *r, uint64_t now)
 	if (!r->status.on || now < r->status.next_ns)
 		return;
 	trace_writer__stats(r->w, &ws);
-	c = (struct status_counts){ .events = r->events, .lost = recorder__lost(r),
+	c = (struct status_counts){ .events = r->events, .lost = recorder_lost(r),
 				    .bytes = ws.file_bytes };
 	status__tick(&r->status, now, &c);
 }
 
 /* Whether the recording is over: every target gone, or the signalled command. */
-static bool recorder__done(const struct recorder *r)
+static bool recorder_done(const struct recorder *r)
 {
 	if (r->have_child)
 		return false;
@@ -408,8 +409,8 @@ static int drain_loop(struct recorder *r, double duration)
 			prune_live(r);
 			drain_seq_ends(r);
 		}
-		recorder__status(r, now);
-		if (now >= deadline || recorder__done(r))
+		recorder_status(r, now);
+		if (now >= deadline || recorder_done(r))
 			break;
 	}
 	status__clear(&r->status);
@@ -435,7 +436,7 @@ static int write_stats(struct recorder *r)
 			 .size = sizeof(s) },
 	};
 
-	recorder__loss(r, (uint64_t *)s.loss);
+	recorder_loss(r, (uint64_t *)s.loss);
 	trace_writer__stats(r->w, &ws);
 	s.records = r->records;
 	s.bytes = ws.raw_bytes;
@@ -459,7 +460,7 @@ static void summary(struct recorder *r, const char *out, bool cmd)
 	uint64_t loss[IOT_LOSS_NR] = {};
 	char span[32];
 
-	recorder__loss(r, loss);
+	recorder_loss(r, loss);
 	trace_writer__stats(r->w, &ws);
 	fmt_span(span, sizeof(span), r->last_end > r->first_ts ? r->last_end - r->first_ts : 0);
 	info("%s: %llu events in %s, %llu lost, %llu bytes (%.1f per event)", out,
@@ -504,7 +505,7 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static int recorder__start(struct recorder *r, struct record_opts *o, int argc, char **argv)
+static int recorder_start(struct recorder *r, struct record_opts *o, int argc, char **argv)
 {
 	struct capture_opts co = {
 		.follow_children = !o->no_children,
@@ -548,7 +549,7 @@ static int recorder__start(struct recorder *r, struct record_opts *o, int argc, 
 	return e;
 }
 
-static void recorder__free(struct recorder *r)
+static void recorder_free(struct recorder *r)
 {
 	ring_buffer__free(r->rb);
 	trace_writer__free(r->w);
@@ -570,7 +571,7 @@ int cmd_record(int argc, char **argv)
 	install_signals();
 	if (output__open(&r.out, o.out))
 		goto cleanup;
-	e = recorder__start(&r, &o, argc, argv);
+	e = recorder_start(&r, &o, argc, argv);
 	if (e)
 		goto cleanup;
 	e = drain_loop(&r, o.duration);
@@ -586,7 +587,7 @@ int cmd_record(int argc, char **argv)
 	/* a command still running (--duration, a second signal) goes on untraced */
 	ret = o.cmd ? child_exit(&r, o.cmd[0]) : EXIT_OK;
 cleanup:
-	recorder__free(&r);
+	recorder_free(&r);
 	pidset__free(&o.targets);
 	return ret;
 }

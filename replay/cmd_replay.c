@@ -12,11 +12,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "log.h"
-#include "replay.h"
+#include "lib/cliopt.h"
+#include "lib/log.h"
+#include "replay/cmd_replay.h"
+#include "replay/replay.h"
 
-static void replay__usage(FILE *f)
+static void replay_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iotrace replay FILE --root DIR [--afap | --natural | --speed X]\n"
@@ -55,7 +56,7 @@ static void replay__usage(FILE *f)
 		"  iotrace replay db.jsonl --root /mnt/test/sb --dev-root 254:0=/var/tmp/sys\n");
 }
 
-static int replay__order(const char *s, enum rp_order *o)
+static int replay_order(const char *s, enum rp_order *o)
 {
 	static const char *const names[] = { "causal", "temporal", "single", "none", "think" };
 
@@ -68,7 +69,7 @@ static int replay__order(const char *s, enum rp_order *o)
 	return -EINVAL;
 }
 
-static int replay__speed(const char *s, struct rp_opts *o)
+static int replay_speed(const char *s, struct rp_opts *o)
 {
 	char *end;
 
@@ -82,7 +83,7 @@ static int replay__speed(const char *s, struct rp_opts *o)
 }
 
 /* --dev-root MAJ:MIN=DIR, the device as lsblk and stat -c %Hd:%Ld print it. */
-static int replay__devroot(const char *s, struct rp_opts *o)
+static int replay_devroot(const char *s, struct rp_opts *o)
 {
 	unsigned int maj, min;
 	int n = 0;
@@ -101,7 +102,7 @@ static int replay__devroot(const char *s, struct rp_opts *o)
 	return 0;
 }
 
-static int replay__opts(int argc, char **argv, struct rp_opts *o)
+static int replay_opts(int argc, char **argv, struct rp_opts *o)
 {
 	static const struct option lo[] = {
 		{ "root", required_argument, NULL, 'r' },
@@ -132,16 +133,16 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 			o->timing = RT_NATURAL;
 			o->speed = 1;
 			break;
-		case 's': err = replay__speed(optarg, o); break;
-		case 'O': err = replay__order(optarg, &o->order); break;
+		case 's': err = replay_speed(optarg, o); break;
+		case 'O': err = replay_order(optarg, &o->order); break;
 		case 'R': o->report = optarg; break;
 		case 'L': o->timeline = optarg; break;
 		case 'P': o->prepare_only = true; break;
 		case 'T': o->stall_sec = atoi(optarg); break;
 		case 'N': o->progress = false; break;
 		case 'U': o->user = optarg; break;
-		case 'D': err = replay__devroot(optarg, o); break;
-		case 'h': replay__usage(stdout); return 1;
+		case 'D': err = replay_devroot(optarg, o); break;
+		case 'h': replay_usage(stdout); return 1;
 		default: return -EINVAL;
 		}
 	}
@@ -157,7 +158,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 }
 
 /* Bytes this process has had read from storage so far (metadata too). */
-static uint64_t replay__read_bytes(void)
+static uint64_t replay_read_bytes(void)
 {
 	FILE *f = fopen("/proc/self/io", "re");
 	unsigned long long v, n = 0;
@@ -178,32 +179,32 @@ static uint64_t replay__read_bytes(void)
  * shows: it gives a group that has been idle for a while (its 100 ms slice
  * ran out) a fresh slice, whose first 100 ms of I/O may go at once, and a
  * group that just did I/O none.  The root check after a dropped page cache
- * reads a dozen metadata blocks in the replay's cgroup: every replay of 20000
- * reads at 5000 IOPS took 4.00 s, the application 3.93 s, and with this
- * pause 3.94 s.  It waits when the preparation read from storage or wrote
+ * reads a dozen metadata blocks in the replay's cgroup, which is enough to
+ * start a throttled replay without the slice the application had, and so
+ * slower than it.  It waits when the preparation read from storage or wrote
  * file data (its fsyncs write that in this cgroup); the metadata it changes
  * goes out through the journal, from no cgroup of ours.
  */
 #define SETTLE_US 250000
 
-static int replay__prepare(struct rp_plan *p, const struct rp_opts *o)
+static int replay_prepare(struct rp_plan *p, const struct rp_opts *o)
 {
-	uint64_t rd0 = replay__read_bytes(), rd;
+	uint64_t rd0 = replay_read_bytes(), rd;
 	int err = sandbox__open(o, p);
 
 	if (!err)
-		err = sandbox__prepare(p);
+		err = prepare__root(p);
 	if (!err && !o->prepare_only)
-		err = sandbox__open_fds(p);
+		err = prepare__open_fds(p);
 	if (!err && !o->prepare_only && (err = net__open_inherited(p)))
 		err("replay: cannot listen on loopback for a listener from before the trace: %s",
 		    strerror(-err));
 	if (!err && !o->prepare_only)
 		err = peer__setup(p);
-	if (!err && !o->prepare_only && ((rd = replay__read_bytes() - rd0) || sandbox__written())) {
+	if (!err && !o->prepare_only && ((rd = replay_read_bytes() - rd0) || prepare__written())) {
 		dbg("the preparation read %llu bytes from storage and wrote %llu of file data: "
 		    "the replay starts %u ms after it",
-		    (unsigned long long)rd, (unsigned long long)sandbox__written(),
+		    (unsigned long long)rd, (unsigned long long)prepare__written(),
 		    SETTLE_US / 1000);
 		usleep(SETTLE_US);
 	}
@@ -226,7 +227,7 @@ static int chown_one(const char *path, const struct stat *st, int flag, struct F
  * user (never following a symlink, never leaving the file system), then
  * drop every privilege before the first recorded call is issued.
  */
-static int replay__drop(const struct rp_opts *o)
+static int replay_drop(const struct rp_opts *o)
 {
 	const char *user = o->user;
 	struct passwd *pw = getpwnam(user);
@@ -256,7 +257,7 @@ static int replay__drop(const struct rp_opts *o)
 	return 0;
 }
 
-static int replay__run(struct rp_plan *p, const struct rp_opts *o)
+static int replay_run(struct rp_plan *p, const struct rp_opts *o)
 {
 	struct rp_run r = { 0 };
 	int err = peer__start(p);
@@ -297,20 +298,20 @@ int cmd_replay(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	o.progress = isatty(STDERR_FILENO);
 	optind = 1;
-	err = replay__opts(argc, argv, &o);
+	err = replay_opts(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : (err("replay: see 'iotrace replay --help'"), EXIT_USAGE);
-	if (plan__load(&p, o.file) || plan__compile(&p, &o))
+	if (parse__file(&p, o.file) || compile__plan(&p, &o))
 		goto out;
-	if (replay__prepare(&p, &o))
+	if (replay_prepare(&p, &o))
 		goto out;
 	if (o.prepare_only) {
 		rc = 0;
 		goto out;
 	}
-	if (o.user && replay__drop(&o))
+	if (o.user && replay_drop(&o))
 		goto out;
-	rc = replay__run(&p, &o);
+	rc = replay_run(&p, &o);
 	if (rc == 3)
 		return 1; /* stuck threads still use the plan and the root */
 out:
