@@ -143,12 +143,15 @@ test_sigint()
 test_sigkill()
 {
 	need_bpf
-	"$IOTRACE" record -o t.iot -- sh -c 'while :; do cat /dev/null; done' 2>/dev/null &
+	"$IOTRACE" record -o t.iot -- sh -c 'echo "up $$" >started; while :; do cat /dev/null; done' \
+		2>/dev/null &
 	local rec=$!
+	# the file has its name once the command runs; then a flush or two
+	wait_for started up 60
 	sleep 2.5
 	kill -KILL $rec
 	wait $rec 2>/dev/null
-	pkill -f 'while :; do cat /dev/null; done' || true
+	kill "$(awk '{ print $2 }' started)"
 	"$IOTRACE" info t.iot >info.json 2>err
 	[ $? -eq 0 ] || fail "info on a killed recording: $(cat err)"
 	eq "complete" "$(jq .complete info.json)" false
