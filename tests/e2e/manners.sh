@@ -184,11 +184,7 @@ test_sigkill_truncated()
 	local sl=$! rec
 	"$IOTRACE" record -q -p $sl -o t.iot 2>/dev/null &
 	rec=$!
-	# the file has its name once the recording has started
-	for ((i = 0; i < 600; i++)); do
-		[ -s t.iot ] && break
-		sleep 0.1
-	done
+	recording_started t.iot
 	sleep 1.5	# a flush, at most a second apart
 	kill -KILL $rec
 	wait $rec 2>/dev/null

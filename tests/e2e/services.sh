@@ -24,7 +24,7 @@ test_redis_attach_and_replay()
 	# attach first, then load it: the connections are accepted while traced
 	"$IOTRACE" record -p "$pid" -d 6 -o r.iot 2>rec.err &
 	local rec=$!
-	sleep 1.5
+	recording_started r.iot
 	redis-benchmark -p $port -n 20000 -c 8 -t set,get,lpush -q >bench.out 2>&1 ||
 		fail "redis-benchmark: $(cat bench.out)"
 	wait $rec || fail "record exited $?: $(cat rec.err)"
@@ -79,7 +79,7 @@ test_nginx_workers_attach_and_replay()
 	master=$(cat nginx.pid)
 	"$IOTRACE" record -p "$master" -d 5 -o n.iot 2>rec.err &
 	local rec=$!
-	sleep 1.5
+	recording_started n.iot
 	ab -q -n 1000 -c 4 "http://127.0.0.1:$port/index.html" >ab.out 2>&1 || fail "ab: $(cat ab.out)"
 	wait $rec || fail "record exited $?: $(cat rec.err)"
 	kill "$master"
