@@ -126,7 +126,7 @@ test_bit_flip()
 test_sigint()
 {
 	need_bpf
-	"$IOTRACE" record -o t.iot -- sh -c 'echo up >started; while :; do cat /dev/null; done' \
+	"$IOTRACE" record -o t.iot -- sh -c 'echo up >started; while true; do cat /dev/null; done' \
 		2>err &
 	local rec=$!
 	wait_for started up 30	# the recorder is attached once the command runs
@@ -143,7 +143,7 @@ test_sigint()
 test_sigkill()
 {
 	need_bpf
-	"$IOTRACE" record -o t.iot -- sh -c 'echo "up $$" >started; while :; do cat /dev/null; done' \
+	"$IOTRACE" record -o t.iot -- sh -c 'echo "up $$" >started; while true; do cat /dev/null; done' \
 		2>/dev/null &
 	local rec=$!
 	# the file has its name once the command runs; then a flush or two
