@@ -220,6 +220,15 @@ static void put_arg(struct emit *e, uint32_t id, const struct sc_view *v,
 			jw__lit(w, "null");
 		return;
 	case SA_INT:
+	case SA_SOCKPROTO:	/* ints the dump names: the same numbers as before */
+	case SA_SHUT_HOW:
+	case SA_FLOCK_OP:
+	case SA_FADVICE:
+	case SA_MADVICE:
+	case SA_EPOLL_OP:
+	case SA_CLOCKID:
+	case SA_IDTYPE:
+	case SA_FUTEX_VAL3:
 		jw__s64_memo(w, &e->num[NUM_ARG0 + i],
 			     ct->wide[i] ? (int64_t)raw : (int64_t)(int32_t)raw);
 		return;
