@@ -25,6 +25,7 @@
 #include "lib/trace.h"
 #include "loader/bpfsetup.h"
 #include "loader/calib.h"
+#include "loader/linksnap.h"
 #include "loader/cmd_record.h"
 #include "loader/output.h"
 #include "loader/pidset.h"
@@ -51,6 +52,7 @@ struct recorder {
 	uint64_t events;	/* of them, system calls: what every command calls events */
 	uint64_t first_ts, last_end;	/* the events' span: first enter, last end */
 	struct calib calib;	/* its child's records are kept out of the trace */
+	struct linksnap links;	/* paths whose symlink chains are in the trace */
 	uint64_t loss_base[IOT_LOSS_NR];	/* the calibration's, not the trace's */
 	int write_err;
 	uint64_t start_ns;
@@ -250,6 +252,7 @@ static void note_event(struct recorder *r, const struct iot_syscall *sc)
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
+	int e;
 
 	while (size >= sizeof(struct iot_hdr)) {
 		const struct iot_hdr *h = data;
@@ -266,6 +269,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		track(r, h);
 		if (append(r, h))
 			return -EIO;
+		e = linksnap__note(&r->links, r->w, h);
+		if (e) {
+			if (!r->write_err)
+				r->write_err = e;
+			return -EIO;
+		}
 	}
 	return 0;
 }
@@ -557,6 +566,7 @@ static void recorder_free(struct recorder *r)
 	output__close(&r->out);
 	pidset__free(&r->live);
 	calib__free(&r->calib);
+	linksnap__free(&r->links);
 }
 
 int cmd_record(int argc, char **argv)

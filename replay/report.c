@@ -65,6 +65,7 @@ static json_t *report_skipped(const struct rp_plan *p)
 	return o;
 }
 
+
 static json_t *report_pcts(uint64_t *v, uint32_t n)
 {
 	stats__sort(v, n);
@@ -146,6 +147,65 @@ static json_t *report_failures(const struct rp_plan *p, bool shorts)
 	return a;
 }
 
+static const char *const rp_reason_names[RR_NR] = {
+	[RR_NONE] = "differs",
+	[RR_OUTSIDE] = "outside_sandbox",
+	[RR_HOST_DEV] = "host_device_write",
+	[RR_PSEUDO_FS] = "pseudo_fs",
+	[RR_UNSUPPORTED] = "not_replayed",
+	[RR_FD_NOT_MADE] = "fd_not_made",
+	[RR_FD_NOT_OPEN] = "fd_not_open",
+	[RR_PATH_UNKNOWN] = "path_unknown",
+	[RR_UNIX_SOCKET] = "unix_socket",
+	[RR_NO_PEER_PORT] = "no_peer_port",
+	[RR_RECORD_LOCK] = "record_lock",
+	[RR_BEFORE_ATTACH] = "before_attach",
+	[RR_ARG_UNKNOWN] = "arg_unknown",
+	[RR_DIR_CONTENTS] = "dir_contents",
+	[RR_EOF_EARLY] = "eof_early",
+	[RR_FD_RANGE] = "fd_range",
+};
+static const char *const outcome_names[RO_NR] = { "failed", "short", "emulated", "skipped" };
+
+static json_t *report_sample(const struct rp_plan *p, uint32_t idx, enum rp_outcome how)
+{
+	const struct rp_op *op = &p->ops[idx];
+	json_t *o = json_pack("{s:s, s:I, s:s, s:s?, s:I}", "outcome", outcome_names[how], "id",
+			      (json_int_t)op->id, "call", p->calls[op->call], "path", op->path,
+			      "ret", (json_int_t)op->ret);
+
+	json_object_set_new(o, "got", op->got == RP_SKIPPED ? json_null() : json_integer(op->got));
+	return o;
+}
+
+/* Per reason: how many calls failed, were short, emulated or skipped for it,
+ * and the first few of each; reasons no call had are left out. */
+static json_t *report_reasons(const struct rp_plan *p)
+{
+	json_t *all = json_object();
+
+	for (int why = 0; why < RR_NR; why++) {
+		json_t *r = json_object(), *first = json_array();
+		uint64_t sum = 0;
+
+		for (int how = 0; how < RO_NR; how++) {
+			const uint32_t *ids;
+			uint64_t n = watch__reason(why, how, &ids);
+
+			json_object_set_new(r, outcome_names[how], json_integer(n));
+			for (uint64_t i = 0; i < n && i < RP_REASON_SAMPLES; i++)
+				json_array_append_new(first, report_sample(p, ids[i], how));
+			sum += n;
+		}
+		json_object_set_new(r, "first", first);
+		if (sum)
+			json_object_set_new(all, rp_reason_names[why], r);
+		else
+			json_decref(r);
+	}
+	return all;
+}
+
 static const char *const order_names[] = { "causal", "temporal", "single", "none", "think" };
 
 static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
@@ -154,13 +214,14 @@ static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp
 	json_t *j;
 
 	report_totals(p, &s);
-	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:f}", "wall_ns",
-		      (json_int_t)r->wall, "trace_wall_ns", (json_int_t)p->trace_wall, "events",
-		      (json_int_t)p->nops, "issued", (json_int_t)s.issued, "failed",
+	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:f}",
+		      "wall_ns", (json_int_t)r->wall, "trace_wall_ns", (json_int_t)p->trace_wall,
+		      "events", (json_int_t)p->nops, "issued", (json_int_t)s.issued, "failed",
 		      (json_int_t)s.failed, "short", (json_int_t)s.shrt, "emulated",
 		      (json_int_t)s.emulated, "skipped_total", (json_int_t)s.skipped, "skipped",
-		      report_skipped(p), "timing", o->timing == RT_NATURAL ? "natural" : "afap",
-		      "order", order_names[o->order], "speed", o->speed);
+		      report_skipped(p), "timing",
+		      o->timing == RT_NATURAL ? "natural" : "afap", "order", order_names[o->order],
+		      "speed", o->speed);
 	if (!j)
 		return NULL;
 	if (o->timing == RT_NATURAL)
@@ -176,6 +237,7 @@ static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp
 				      "replay", r->wall ? (double)s.busy_replay / r->wall : 0.0));
 	json_object_set_new(j, "failures", report_failures(p, false));
 	json_object_set_new(j, "short_calls", report_failures(p, true));
+	json_object_set_new(j, "reasons", report_reasons(p));
 	return j;
 }
 
@@ -249,6 +311,27 @@ static void report_list_skipped(const struct rp_plan *p)
 		info("skipped: %s", line);
 }
 
+/* One line per reason: "emulated 21 (outside_sandbox), failed 3 (differs)". */
+static void report_list_reasons(void)
+{
+	char line[512];
+	size_t n = 0;
+
+	line[0] = '\0';
+	for (int why = 0; why < RR_NR; why++)
+		for (int how = 0; how < RO_NR && n < sizeof(line) - 64; how++) {
+			const uint32_t *ids;
+			uint64_t k = watch__reason(why, how, &ids);
+
+			if (k)
+				n += snprintf(line + n, sizeof(line) - n, "%s%s %llu (%s)",
+					      n ? ", " : "", outcome_names[how],
+					      (unsigned long long)k, rp_reason_names[why]);
+		}
+	if (n)
+		info("by reason: %s", line);
+}
+
 void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	const uint32_t *ids;
@@ -262,6 +345,7 @@ void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *
 	     (unsigned long long)s.failed, (unsigned long long)s.shrt,
 	     (unsigned long long)s.skipped, (unsigned long long)s.emulated);
 	report_list_skipped(p);
+	report_list_reasons();
 	if (o->timing == RT_NATURAL && r->nlag) {
 		stats__sort(r->lag, r->nlag);
 		info("lag p50 %.1f us, p99 %.1f us, max %.1f us",
