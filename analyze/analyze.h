@@ -47,7 +47,13 @@ struct analysis *analysis__new(const char *path, const void *buf, size_t len,
 void analysis__free(struct analysis *an);
 /* Why the trace ended early (truncated, corrupt), or NULL. */
 const char *analysis__read_error(const struct analysis *an);
+/* Why the trace is not the whole recording (read_error, or the recorder did
+ * not stop cleanly), or NULL. */
+const char *analysis__cut(const struct analysis *an);
+/* Events are the system calls; their span is the trace's duration. */
 uint32_t analysis__events(const struct analysis *an);
+/* From the first call's enter to the last call's end, ns. */
+uint64_t analysis__duration(const struct analysis *an);
 /* Bytes of memory held per event, averaged (for the benchmark). */
 double analysis__bytes_per_event(const struct analysis *an);
 

@@ -121,6 +121,8 @@ int cmd_analyze(int argc, char **argv)
 		err("%s: %s; analysed the %u calls before it", a.in, analysis__read_error(an),
 		    analysis__events(an));
 		ret = 1;
+	} else if (analysis__cut(an)) {
+		warn("%s: %s; analysed what it wrote", a.in, analysis__cut(an));
 	}
 	dbg("analyze: %.1f bytes of memory per event", analysis__bytes_per_event(an));
 	analysis__free(an);

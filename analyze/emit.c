@@ -583,8 +583,9 @@ static json_t *header_json(const struct analysis *an)
 
 	if (!h)
 		return NULL;
-	if (an->read_error)
-		json_object_set_new(h, "truncated", json_string(an->read_error));
+	if (analysis__cut(an))
+		json_object_set_new(h, "truncated", json_string(analysis__cut(an)));
+	json_object_set_new(h, "duration_ns", json_integer(analysis__duration(an)));
 	json_object_set_new(h, "compute_floor_ns", json_integer(an->compute_floor));
 	if (an->opts.infer)
 		json_object_set_new(h, "causality_stats", an__counters_json(an));

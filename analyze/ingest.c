@@ -425,7 +425,9 @@ static int index_events(struct analysis *an)
 				g++;
 		}
 	}
-	if (!an->t0 && an->nev)
+	/* the trace starts with its first call, as it does for info and replay:
+	 * what came before it (the recorder's start, an attach) is no event's */
+	if (an->nev)
 		an->t0 = an->ev[0].ts;
 	assign_pages(an);
 	return 0;

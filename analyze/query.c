@@ -15,6 +15,25 @@ uint32_t analysis__events(const struct analysis *an)
 	return an->nev;
 }
 
+uint64_t analysis__duration(const struct analysis *an)
+{
+	uint64_t end = an->t0;
+
+	for (uint32_t i = 0; i < an->nev; i++)
+		if (an__end(an, i) > end)
+			end = an__end(an, i);
+	return an->nev ? end - an->t0 : 0;
+}
+
+const char *analysis__cut(const struct analysis *an)
+{
+	if (an->read_error)
+		return an->read_error;
+	if (!an->have_stats)
+		return "no end-of-recording record: the recorder did not stop cleanly";
+	return NULL;
+}
+
 double analysis__bytes_per_event(const struct analysis *an)
 {
 	size_t b = an->arena_cap + (size_t)an->evcap * (sizeof(struct an_event) + 1) +

@@ -140,9 +140,12 @@ static void print_text(FILE *f, const json_t *s)
 	fprintf(f, "\nedges by kind:");
 	json_object_foreach(json_object_get(s, "edges"), name, v)
 		fprintf(f, " %s=%lld", name, json_integer_value(v));
-	fprintf(f, "\nevents %lld, lost_events %lld\n",
+	fprintf(f, "\nevents %lld in %.3f ms, lost_events %lld\n",
 		json_integer_value(json_object_get(s, "events")),
+		json_integer_value(json_object_get(s, "duration_ns")) / 1e6,
 		json_integer_value(json_object_get(s, "lost_events")));
+	if (json_object_get(s, "truncated"))
+		fprintf(f, "truncated: %s\n", json_string_value(json_object_get(s, "truncated")));
 }
 
 int analysis__write_summary(const struct analysis *an, FILE *f, bool json)
@@ -163,6 +166,10 @@ int analysis__write_summary(const struct analysis *an, FILE *f, bool json)
 			      files_json(an, &files), "edges", json_object_get(counters, "edges"),
 			      "events", (json_int_t)an->nev, "lost_events",
 			      (json_int_t)an__lost(an));
+		if (s)
+			json_object_set_new(s, "duration_ns", json_integer(analysis__duration(an)));
+		if (s && analysis__cut(an))
+			json_object_set_new(s, "truncated", json_string(analysis__cut(an)));
 		if (s && an->opts.infer)
 			json_object_set_new(s, "causality_stats", counters);
 		else

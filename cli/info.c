@@ -17,11 +17,12 @@
 #include "lib/trace.h"
 
 struct info {
-	uint64_t events;		/* records of kernel origin */
+	uint64_t kernel_records;	/* records of kernel origin */
+	uint64_t events;		/* of them, system calls */
 	uint64_t records[IOT_REC_SEQEND + 1];
 	uint64_t calls[IOT_NR_MAX];
 	uint64_t unknown_calls;
-	uint64_t first_ts, last_ts;
+	uint64_t first_ts, last_ts;	/* the events' span: first enter, last end */
 	uint64_t seq_gaps;		/* records missing from threads' sequences */
 	struct htab pids, tids, targets;	/* ids seen; values unused */
 	struct htab seq_idx;		/* tid -> index into last_seq */
@@ -45,13 +46,18 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: iotrace info FILE\n"
 		   "\n"
-		   "Print what a trace holds as one JSON object: format_version, events,\n"
-		   "lost_events, loss (every counter), processes, threads, duration_ns,\n"
-		   "calls (name -> count), and more.\n"
+		   "Print what a trace holds as one JSON object: format_version, events (system\n"
+		   "calls), duration_ns (first call's start to last call's end), lost_events,\n"
+		   "loss (every counter), processes, threads, calls (name -> count), truncated\n"
+		   "(the recorder did not stop cleanly), and more.\n"
+		   "\n"
+		   "  -h, --help   this help\n"
 		   "\n"
 		   "EXAMPLES:\n"
-		   "  iotrace info db.iot\n"
-		   "  iotrace info db.iot | jq .calls\n");
+		   "  iotrace record -o ls.iot -- ls -l /tmp\n"
+		   "  iotrace info ls.iot\n"
+		   "  iotrace info ls.iot | jq .calls\n"
+		   "  iotrace info ls.iot | jq '{events, duration_ns, lost_events, truncated}'\n");
 }
 
 /* Adds a pid or tid to a set; 0 (no process) is not one. */
@@ -116,28 +122,32 @@ static void note_seqend(struct info *in, const struct iot_hdr *h)
 	}
 }
 
-static void note_kernel(struct info *in, const struct iot_hdr *h)
+/* An event is a system call; its span is what every command calls duration. */
+static void note_event(struct info *in, const struct iot_syscall *sc)
 {
-	uint64_t end = h->ts;
+	uint64_t end = sc->hdr.ts;
 
 	in->events++;
+	if (sc->nr < IOT_NR_MAX)
+		in->calls[sc->nr]++;
+	else
+		in->unknown_calls++;
+	if (!(sc->flags & IOT_SCF_NO_ENTER))
+		end += sc->dur_ns;
+	if (sc->hdr.ts && (!in->first_ts || sc->hdr.ts < in->first_ts))
+		in->first_ts = sc->hdr.ts;
+	if (end > in->last_ts)
+		in->last_ts = end;
+}
+
+static void note_kernel(struct info *in, const struct iot_hdr *h)
+{
+	in->kernel_records++;
 	id_add(&in->pids, h->pid);
 	id_add(&in->tids, h->tid);
 	note_seq(in, h);
-	if (h->type == IOT_REC_SYSCALL && h->size >= sizeof(struct iot_syscall)) {
-		const struct iot_syscall *sc = (const void *)h;
-
-		if (sc->nr < IOT_NR_MAX)
-			in->calls[sc->nr]++;
-		else
-			in->unknown_calls++;
-		if (!(sc->flags & IOT_SCF_NO_ENTER))
-			end += sc->dur_ns;
-	}
-	if (h->ts && (!in->first_ts || h->ts < in->first_ts))
-		in->first_ts = h->ts;
-	if (end > in->last_ts)
-		in->last_ts = end;
+	if (h->type == IOT_REC_SYSCALL && h->size >= sizeof(struct iot_syscall))
+		note_event(in, (const void *)h);
 }
 
 static void note_user(struct info *in, const struct iot_hdr *h)
@@ -223,12 +233,42 @@ static void targets_json(const struct info *in, json_t *out)
 	free(v);
 }
 
+/*
+ * Why the trace is not the whole recording, or NULL: a cut or damaged block,
+ * or no STATS record, which the recorder writes last when it stops cleanly;
+ * a recorder killed just after a block boundary leaves no damage to see.
+ */
+static const char *info_cut(const struct info *in, struct trace_reader *r)
+{
+	if (trace_reader__error(r))
+		return trace_reader__error(r);
+	if (!in->have_stats)
+		return "no end-of-recording record: the recorder did not stop cleanly";
+	return NULL;
+}
+
+static void add_extras(json_t *o, const struct info *in, const char *path)
+{
+	static const char *const keys[] = { "kernel", "host", "command" };
+	struct stat st;
+
+	if (stat(path, &st) == 0) {
+		json_object_set_new(o, "file_bytes", json_integer(st.st_size));
+		json_object_set_new(o, "bytes_per_event",
+				    json_real(in->events ? (double)st.st_size / in->events : 0));
+	}
+	for (int i = 0; i < 3; i++)
+		if (in->meta[i])
+			json_object_set_new(o, keys[i], json_string(in->meta[i]));
+	json_object_set_new(o, "compute_floor_ns", json_integer(in->meta_hdr.compute_floor_ns));
+}
+
 static json_t *to_json(struct info *in, struct trace_reader *r, const char *path)
 {
 	json_t *o, *loss = json_object(), *targets = json_array();
 	uint64_t lost, not_replayable;
-	struct stat st;
 	json_t *calls = calls_json(in, &not_replayable);
+	const char *cut = info_cut(in, r);
 
 	for (int i = 0; i < IOT_LOSS_NR; i++)
 		if (loss_names[i])
@@ -237,28 +277,18 @@ static json_t *to_json(struct info *in, struct trace_reader *r, const char *path
 	/* without the final counters (recorder killed) the sequence gaps tell */
 	lost = in->have_stats ? in->stats.loss[IOT_LOSS_RINGBUF] + in->stats.loss[IOT_LOSS_STORAGE] :
 				in->seq_gaps;
-	o = json_pack("{s:i, s:I, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:b, s:o, s:I}",
+	o = json_pack("{s:i, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:b, s:o, s:I}",
 		      "format_version", (int)trace_reader__version(r), "events",
-		      (json_int_t)in->events, "lost_events", (json_int_t)lost, "loss", loss,
-		      "processes", (json_int_t)in->pids.n, "threads", (json_int_t)in->tids.n,
-		      "duration_ns", (json_int_t)(in->last_ts - in->first_ts), "calls", calls,
-		      "records", records_json(in), "seq_gaps", (json_int_t)in->seq_gaps,
-		      "complete", in->have_stats, "truncated", trace_reader__error(r) != NULL,
+		      (json_int_t)in->events, "kernel_records", (json_int_t)in->kernel_records,
+		      "lost_events", (json_int_t)lost, "loss", loss, "processes",
+		      (json_int_t)in->pids.n, "threads", (json_int_t)in->tids.n, "duration_ns",
+		      (json_int_t)(in->last_ts > in->first_ts ? in->last_ts - in->first_ts : 0),
+		      "calls", calls, "records", records_json(in), "seq_gaps",
+		      (json_int_t)in->seq_gaps, "complete", !cut, "truncated", cut != NULL,
 		      "targets", targets, "not_replayable_calls", (json_int_t)not_replayable);
-	if (trace_reader__error(r))
-		json_object_set_new(o, "truncated_at", json_string(trace_reader__error(r)));
-	if (stat(path, &st) == 0) {
-		json_object_set_new(o, "file_bytes", json_integer(st.st_size));
-		json_object_set_new(o, "bytes_per_event",
-				    json_real(in->events ? (double)st.st_size / in->events : 0));
-	}
-	for (int i = 0; i < 3; i++) {
-		static const char *const keys[] = { "kernel", "host", "command" };
-
-		if (in->meta[i])
-			json_object_set_new(o, keys[i], json_string(in->meta[i]));
-	}
-	json_object_set_new(o, "compute_floor_ns", json_integer(in->meta_hdr.compute_floor_ns));
+	if (cut)
+		json_object_set_new(o, "truncated_at", json_string(cut));
+	add_extras(o, in, path);
 	return o;
 }
 
@@ -271,24 +301,45 @@ static void info_free(struct info *in)
 	free(in->last_seq);
 }
 
+/* 0 to go on with argv[optind], 1 when --help was answered, or EXIT_USAGE. */
+static int parse_opts(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int c;
+
+	while ((c = cliopt__next("info", argc, argv, "h", longopts)) != -1) {
+		if (c != 'h')
+			return EXIT_USAGE;
+		usage(stdout);
+		return 1;
+	}
+	if (optind >= argc)
+		return cliopt__usage_error("info", "no trace file given");
+	if (optind + 1 < argc)
+		return cliopt__usage_error("info", "one trace file at a time, not '%s' too",
+					   argv[optind + 1]);
+	return 0;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static struct info in;
 	struct trace_reader *r;
 	const struct iot_hdr *h;
+	const char *path;
 	json_t *o;
+	int e;
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc != 2 || argv[1][0] == '-') {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	r = trace_open_or_explain(argv[1]);
+	e = parse_opts(argc, argv);
+	if (e)
+		return e == 1 ? EXIT_OK : e;
+	path = argv[optind];
+	r = trace_open_or_explain(path);
 	if (!r)
-		return 1;
+		return EXIT_FAIL;
 	while (trace_reader__next(r, &h) == 1) {
 		if (h->type <= IOT_REC_SEQEND)
 			in.records[h->type]++;
@@ -298,12 +349,14 @@ int cmd_info(int argc, char **argv)
 			note_user(&in, h);
 	}
 	if (trace_reader__error(r))
-		warn("%s: %s: counted what comes before it", argv[1], trace_reader__error(r));
-	o = to_json(&in, r, argv[1]);
+		warn("%s: %s: counted what comes before it", path, trace_reader__error(r));
+	else if (!in.have_stats)
+		warn("%s: the recorder did not stop cleanly: counted what it wrote", path);
+	o = to_json(&in, r, path);
 	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 	fputc('\n', stdout);
 	json_decref(o);
 	info_free(&in);
 	trace_reader__free(r);
-	return 0;
+	return EXIT_OK;
 }

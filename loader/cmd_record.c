@@ -27,32 +27,30 @@
 #include "loader/calib.h"
 #include "loader/linksnap.h"
 #include "loader/cmd_record.h"
+#include "loader/output.h"
 #include "loader/pidset.h"
 #include "loader/procsnap.h"
+#include "loader/recopts.h"
 #include "loader/spawn.h"
+#include "loader/status.h"
 
 #define FLUSH_NS	1000000000ull	/* a killed recorder loses at most this much */
 #define POLL_MS		100
-
-struct record_opts {
-	struct pidset targets;
-	bool no_children;
-	const char *out;
-	double duration;
-	size_t ring_bytes;
-	char **cmd;
-};
 
 struct recorder {
 	struct capture *cap;
 	struct ring_buffer *rb;
 	struct trace_writer *w;
-	int out_fd;
+	struct output out;
+	struct status status;
 	struct pidset live;	/* traced processes still alive */
 	struct spawn child;
-	bool have_child;
+	bool have_child;	/* started and not reaped yet */
+	bool child_done;	/* reaped: child_status is its wait status */
 	int child_status;
-	uint64_t events;	/* records of kernel origin */
+	uint64_t records;	/* records of kernel origin */
+	uint64_t events;	/* of them, system calls: what every command calls events */
+	uint64_t first_ts, last_end;	/* the events' span: first enter, last end */
 	struct calib calib;	/* its child's records are kept out of the trace */
 	struct linksnap links;	/* paths whose symlink chains are in the trace */
 	uint64_t loss_base[IOT_LOSS_NR];	/* the calibration's, not the trace's */
@@ -61,10 +59,24 @@ struct recorder {
 };
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t forwarded;	/* a stop signal went on to the command */
+static volatile pid_t forward_pid;	/* the -- CMD child while it can be signalled */
 
-static void on_signal(int sig)
+/*
+ * The first stop signal goes on to a -- CMD child, whose exit then ends the
+ * recording, as strace and perf record do; a second one stops at once.  One
+ * from the terminal (SI_KERNEL) has reached the child already: it is in the
+ * terminal's foreground process group with us.
+ */
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
+	(void)uc;
+	if (forward_pid > 0 && !forwarded) {
+		forwarded = 1;
+		if (si->si_code != SI_KERNEL)
+			kill(forward_pid, sig);
+		return;
+	}
 	stop_requested = 1;
 }
 
@@ -74,110 +86,6 @@ static uint64_t mono_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: iotrace record [-p PID[,PID...]] [--no-children] [-o FILE]\n"
-		"                      [--duration SEC] [--buffer-size MB] [-- CMD [ARG...]]\n"
-		"\n"
-		"Record the file, pipe, socket, futex and mmap activity of running processes\n"
-		"(-p) or of a command started traced (-- CMD).\n"
-		"\n"
-		"  -p, --pid PID[,PID...]   trace these processes, their threads and descendants\n"
-		"      --no-children        do not follow descendants, existing or new\n"
-		"  -o, --output FILE        trace file (default iotrace.iot)\n"
-		"  -d, --duration SEC       stop after SEC seconds\n"
-		"  -b, --buffer-size MB     kernel ring buffer size (default 64, a power of two;\n"
-		"                           NK for KiB)\n"
-		"\n"
-		"EXAMPLES:\n"
-		"  iotrace record -p 1234 -o db.iot --duration 10\n"
-		"  iotrace record -p \"$(pgrep -d, nginx)\" -o nginx.iot\n"
-		"  iotrace record -o ls.iot -- ls -l /tmp\n");
-}
-
-static int parse_pids(struct pidset *set, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL, *end;
-	int e = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !e; tok = strtok_r(NULL, ",", &save)) {
-		long v;
-
-		errno = 0;
-		v = strtol(tok, &end, 10);
-		if (errno || *end || v <= 0 || v > INT_MAX) {
-			err("invalid PID '%s'", tok);
-			e = -EINVAL;
-		} else {
-			e = pidset__add(set, v);
-		}
-	}
-	free(copy);
-	return e;
-}
-
-static int parse_opts(int argc, char **argv, struct record_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "no-children", no_argument, NULL, 'N' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{},
-	};
-	char *end;
-	int c;
-
-	o->out = "iotrace.iot";
-	o->ring_bytes = 64u << 20;
-	/* '+': stop at the first non-option, CMD's own options are its own */
-	while ((c = getopt_long(argc, argv, "+p:o:d:b:hv", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_pids(&o->targets, optarg))
-				return -EINVAL;
-			break;
-		case 'N': o->no_children = true; break;
-		case 'o': o->out = optarg; break;
-		case 'v': log_level = LOG_DBG; break;
-		case 'd':
-			o->duration = strtod(optarg, &end);
-			if (*end || o->duration <= 0) {
-				err("invalid duration '%s'", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'b':
-			/* MB, or K for small rings (the loss tests use them) */
-			o->ring_bytes = strtoul(optarg, &end, 10) << (*end == 'K' ? 10 : 20);
-			if ((*end && strcmp(end, "K")) || o->ring_bytes < 4096 ||
-			    (o->ring_bytes & (o->ring_bytes - 1)) || o->ring_bytes > (4ul << 30)) {
-				err("invalid buffer size '%s': a power of two from 4K to 4096 (MB)",
-				    optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -EINVAL;
-		}
-	}
-	if (optind < argc)
-		o->cmd = argv + optind;
-	if (!o->cmd == !o->targets.n) {
-		err(o->cmd ? "give either -p PID or -- CMD, not both" :
-			     "nothing to trace: give -p PID or -- CMD");
-		usage(stderr);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static int append(struct recorder *r, const struct iot_hdr *h)
@@ -271,6 +179,10 @@ static int attach_pids(struct recorder *r, struct record_opts *o)
 		if (e)
 			return e;
 	}
+	if (!r->live.n && nnamed == 1 && o->targets.pids[0] == getpid()) {
+		err("%d is this iotrace itself: give another process's PID", getpid());
+		return -EINVAL;
+	}
 	if (!r->live.n) {
 		err("every target process ended during the attach");
 		return -ESRCH;
@@ -287,14 +199,18 @@ static int start_cmd(struct recorder *r, char **cmd)
 		return e;
 	}
 	r->have_child = true;
+	/* from here a stop signal is the command's: stopped, it dies on SIGCONT */
+	forward_pid = r->child.pid;
 	e = add_target(r, r->child.pid, IOT_TARGET_CMD);
 	if (e) {
+		forward_pid = 0;
 		spawn__abort(&r->child);
 		r->have_child = false;
 		return e;
 	}
 	e = spawn__release(&r->child);
 	if (e) {
+		forward_pid = 0;
 		err("cannot run '%s': %s", cmd[0], strerror(-e));
 		r->have_child = false;
 		return e;
@@ -316,6 +232,22 @@ static void track(struct recorder *r, const struct iot_hdr *h)
 	}
 }
 
+/* The span every command calls duration: from the first call's enter to the last one's end. */
+static void note_event(struct recorder *r, const struct iot_syscall *sc)
+{
+	uint64_t end = sc->hdr.ts;
+
+	if (sc->hdr.size < sizeof(*sc))
+		return;
+	r->events++;
+	if (!(sc->flags & IOT_SCF_NO_ENTER))
+		end += sc->dur_ns;
+	if (!r->first_ts || sc->hdr.ts < r->first_ts)
+		r->first_ts = sc->hdr.ts;
+	if (end > r->last_end)
+		r->last_end = end;
+}
+
 /* One ring record: a CPU's batch of whole records, or a single one. */
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -331,7 +263,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		size -= h->size;
 		if (calib__take(&r->calib, h))
 			continue;
-		r->events++;
+		r->records++;
+		if (h->type == IOT_REC_SYSCALL)
+			note_event(r, (const void *)h);
 		track(r, h);
 		if (append(r, h))
 			return -EIO;
@@ -345,14 +279,26 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Signals are held meanwhile: a pid reaped is free for reuse and no longer ours to signal. */
 static void reap_child(struct recorder *r)
 {
+	sigset_t stop, old;
 	int status;
 
-	if (r->have_child && waitpid(r->child.pid, &status, WNOHANG) == r->child.pid) {
+	if (!r->have_child)
+		return;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	if (waitpid(r->child.pid, &status, WNOHANG) == r->child.pid) {
+		forward_pid = 0;
 		r->child_status = status;
+		r->child_done = true;
 		r->have_child = false;
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /*
@@ -408,6 +354,45 @@ static void drain_seq_ends(struct recorder *r)
 	}
 }
 
+/* The kernel's loss counters since the recording proper began. */
+static void recorder_loss(struct recorder *r, uint64_t *loss)
+{
+	capture__loss(r->cap, loss);
+	for (int i = 0; i < IOT_LOSS_NR; i++)
+		loss[i] = loss[i] > r->loss_base[i] ? loss[i] - r->loss_base[i] : 0;
+}
+
+/* Records lost on the way: a full ring, a thread without its storage. */
+static uint64_t recorder_lost(struct recorder *r)
+{
+	uint64_t loss[IOT_LOSS_NR] = {};
+
+	recorder_loss(r, loss);
+	return loss[IOT_LOSS_RINGBUF] + loss[IOT_LOSS_STORAGE];
+}
+
+static void recorder_status(struct recorder *r, uint64_t now)
+{
+	struct trace_writer_stats ws;
+	struct status_counts c;
+
+	if (!r->status.on || now < r->status.next_ns)
+		return;
+	trace_writer__stats(r->w, &ws);
+	c = (struct status_counts){ .events = r->events, .lost = recorder_lost(r),
+				    .bytes = ws.file_bytes };
+	status__tick(&r->status, now, &c);
+}
+
+/* Whether the recording is over: every target gone, or the signalled command. */
+static bool recorder_done(const struct recorder *r)
+{
+	if (r->have_child)
+		return false;
+	/* the exit records of the last target arrive through the ring */
+	return !r->live.n || (forwarded && r->child_done);
+}
+
 static int drain_loop(struct recorder *r, double duration)
 {
 	uint64_t deadline = duration > 0 ? r->start_ns + duration * 1e9 : UINT64_MAX;
@@ -433,12 +418,11 @@ static int drain_loop(struct recorder *r, double duration)
 			prune_live(r);
 			drain_seq_ends(r);
 		}
-		if (now >= deadline)
-			break;
-		/* the exit records of the last target arrive through the ring */
-		if (!r->live.n && !r->have_child)
+		recorder_status(r, now);
+		if (now >= deadline || recorder_done(r))
 			break;
 	}
+	status__clear(&r->status);
 	/* what the CPUs still batch is complete only once nothing runs */
 	capture__stop(r->cap);
 	ring_buffer__consume(r->rb);
@@ -453,14 +437,6 @@ static int drain_loop(struct recorder *r, double duration)
 	return r->write_err;
 }
 
-/* The kernel's loss counters since the recording proper began. */
-static void recorder_loss(struct recorder *r, uint64_t *loss)
-{
-	capture__loss(r->cap, loss);
-	for (int i = 0; i < IOT_LOSS_NR; i++)
-		loss[i] = loss[i] > r->loss_base[i] ? loss[i] - r->loss_base[i] : 0;
-}
-
 static int write_stats(struct recorder *r)
 {
 	struct trace_writer_stats ws;
@@ -471,25 +447,35 @@ static int write_stats(struct recorder *r)
 
 	recorder_loss(r, (uint64_t *)s.loss);
 	trace_writer__stats(r->w, &ws);
-	s.records = r->events;
+	s.records = r->records;
 	s.bytes = ws.raw_bytes;
 	return append(r, &s.hdr);
+}
+
+/* A span of ns the way a person reads it; the tests parse it back. */
+static void fmt_span(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
 }
 
 static void summary(struct recorder *r, const char *out, bool cmd)
 {
 	struct trace_writer_stats ws;
 	uint64_t loss[IOT_LOSS_NR] = {};
-	uint64_t lost;
-	double secs = (mono_ns(CLOCK_MONOTONIC) - r->start_ns) / 1e9;
+	char span[32];
 
 	recorder_loss(r, loss);
-	lost = loss[IOT_LOSS_RINGBUF] + loss[IOT_LOSS_STORAGE];
 	trace_writer__stats(r->w, &ws);
-	info("%s: %llu events, %llu lost, %llu bytes (%.1f per event), %.2f s", out,
-	     (unsigned long long)r->events, (unsigned long long)lost,
-	     (unsigned long long)ws.file_bytes, r->events ? (double)ws.file_bytes / r->events : 0,
-	     secs);
+	fmt_span(span, sizeof(span), r->last_end > r->first_ts ? r->last_end - r->first_ts : 0);
+	info("%s: %llu events in %s, %llu lost, %llu bytes (%.1f per event)", out,
+	     (unsigned long long)r->events, span,
+	     (unsigned long long)(loss[IOT_LOSS_RINGBUF] + loss[IOT_LOSS_STORAGE]),
+	     (unsigned long long)ws.file_bytes, r->events ? (double)ws.file_bytes / r->events : 0);
 	/* under -- CMD the one such call is the child's wait for its release */
 	if (loss[IOT_LOSS_NO_ENTER] && !cmd)
 		info("%llu calls were already in progress at the attach (recorded without "
@@ -500,18 +486,27 @@ static void summary(struct recorder *r, const char *out, bool cmd)
 		     (unsigned long long)loss[IOT_LOSS_STR_FAULT]);
 }
 
-static int open_output(const char *path)
+/* -- CMD's status as a shell gives it, and record's own exit status. */
+static int child_exit(const struct recorder *r, const char *name)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int st = r->child_status;
 
-	if (fd < 0)
-		err("cannot write %s: %s", path, strerror(errno));
-	return fd;
+	if (!r->child_done) {
+		info("%s goes on, untraced", name);
+		return EXIT_OK;
+	}
+	if (WIFSIGNALED(st)) {
+		info("%s was killed by signal %d (%s)", name, WTERMSIG(st), strsignal(WTERMSIG(st)));
+		return 128 + WTERMSIG(st);
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st))
+		info("%s exited with status %d", name, WEXITSTATUS(st));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_OK;
 }
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -530,7 +525,7 @@ static int recorder_start(struct recorder *r, struct record_opts *o, int argc, c
 	r->cap = capture__new(&co);
 	if (!r->cap)
 		return -errno;
-	r->w = trace_writer__new(r->out_fd, 0);
+	r->w = trace_writer__new(r->out.fd, 0);
 	if (!r->w) {
 		err("writing %s: %s", o->out, strerror(errno));
 		return -errno;
@@ -549,21 +544,42 @@ static int recorder_start(struct recorder *r, struct record_opts *o, int argc, c
 	r->start_ns = mono_ns(CLOCK_MONOTONIC);
 	if (write_meta(r, o, argc, argv))
 		return r->write_err;
-	return o->cmd ? start_cmd(r, o->cmd) : attach_pids(r, o);
+	/* loading takes a while: a Ctrl-C meanwhile means do not start at all */
+	if (stop_requested) {
+		err("interrupted before the recording started");
+		return -EINTR;
+	}
+	e = o->cmd ? start_cmd(r, o->cmd) : attach_pids(r, o);
+	/* only a recording that started has a file to show for it */
+	if (!e)
+		e = output__commit(&r->out, o->force);
+	if (!e)
+		status__init(&r->status, o->quiet, r->start_ns);
+	return e;
+}
+
+static void recorder_free(struct recorder *r)
+{
+	ring_buffer__free(r->rb);
+	trace_writer__free(r->w);
+	capture__free(r->cap);
+	output__close(&r->out);
+	pidset__free(&r->live);
+	calib__free(&r->calib);
+	linksnap__free(&r->links);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {};
-	struct recorder r = { .out_fd = -1 };
-	int e, ret = 1;
+	struct recorder r = { .out = { .fd = -1 } };
+	int e, ret = EXIT_FAIL;
 
-	e = parse_opts(argc, argv, &o);
+	e = record_opts__parse(argc, argv, &o);
 	if (e)
-		return e > 0 ? 0 : EXIT_USAGE;
+		return e > 0 ? EXIT_OK : EXIT_USAGE;
 	install_signals();
-	r.out_fd = open_output(o.out);
-	if (r.out_fd < 0)
+	if (output__open(&r.out, o.out))
 		goto cleanup;
 	e = recorder_start(&r, &o, argc, argv);
 	if (e)
@@ -578,19 +594,10 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	summary(&r, o.out, o.cmd != NULL);
-	if (o.cmd && !r.have_child && WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status))
-		info("%s exited with status %d", o.cmd[0], WEXITSTATUS(r.child_status));
-	ret = 0;
+	/* a command still running (--duration, a second signal) goes on untraced */
+	ret = o.cmd ? child_exit(&r, o.cmd[0]) : EXIT_OK;
 cleanup:
-	/* a command still running (--duration, a signal) goes on untraced */
-	ring_buffer__free(r.rb);
-	trace_writer__free(r.w);
-	capture__free(r.cap);
-	if (r.out_fd >= 0)
-		close(r.out_fd);
+	recorder_free(&r);
 	pidset__free(&o.targets);
-	pidset__free(&r.live);
-	calib__free(&r.calib);
-	linksnap__free(&r.links);
 	return ret;
 }

@@ -118,7 +118,7 @@ static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 }
 
 /* A file's bytes to a socket (or any fd), as the application sent them. */
-static int64_t net_sendfile(struct rp_plan *p, const struct rp_op *op, int out, bool *emul)
+static int64_t net_sendfile(struct rp_plan *p, struct rp_op *op, int out, bool *emul)
 {
 	int in = fd__get(p, op, op->fd2);
 	off_t off = op->a[1];

@@ -339,8 +339,8 @@ void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *
 	struct totals s;
 
 	report_totals(p, &s);
-	info("replayed %u events (%llu calls) in %.1f ms, trace %.1f ms: %llu failed, %llu short, "
-	     "%llu skipped, %llu emulated",
+	info("replayed %u events (%llu issued) in %.1f ms, trace duration %.1f ms: %llu failed, "
+	     "%llu short, %llu skipped, %llu emulated",
 	     p->nops, (unsigned long long)s.issued, r->wall / 1e6, p->trace_wall / 1e6,
 	     (unsigned long long)s.failed, (unsigned long long)s.shrt,
 	     (unsigned long long)s.skipped, (unsigned long long)s.emulated);

@@ -103,6 +103,19 @@ wait_for()
 	fail "'$2' never appeared in $1"
 }
 
+# recording_started TRACE [SECONDS]: until record has attached.  The trace
+# file gets its name only then (loading the programs can take seconds on a
+# loaded machine).
+recording_started()
+{
+	local i
+	for ((i = 0; i < ${2:-60} * 20; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	fail "the recording of $1 never started"
+}
+
 # reaches JSONL FROM TO: event TO is ordered after event FROM in the
 # annotated trace, through deps and same-thread order.  Exit 0 or 1.
 reaches()

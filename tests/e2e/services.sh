@@ -15,19 +15,6 @@ free_port()
 	fail "no free port"
 }
 
-# wait_attached TRACE: until the recorder has loaded its programs and begun
-# the trace (its first bytes), which takes seconds on a loaded machine; a
-# load started before would be over, or connected, before the attach.
-wait_attached()
-{
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ -s "$1" ] && { sleep 0.3; return 0; }
-		sleep 0.1
-	done
-	fail "the recorder never started $1"
-}
-
 # replay_both JSONL: replays in --afap and --natural; every call reproduced:
 # no failure, no short transfer, no socket read or write skipped or
 # emulated, no stall (a stall exits 1).
@@ -70,7 +57,7 @@ redis_case()
 	# attach first, then load it: the connections are accepted while traced
 	"$IOTRACE" record -p "$pid" -d 5 -o r.iot 2>rec.err &
 	rec=$!
-	wait_attached r.iot
+	recording_started r.iot
 	timeout 20 redis-benchmark -p "$port" -n $n -c 8 -P "$PIPE" -t set,get,lpush -q \
 		>bench.out 2>&1 || fail "redis-benchmark: $(tail -c 300 bench.out)"
 	wait $rec || fail "record exited $?: $(cat rec.err)"
@@ -133,7 +120,7 @@ nginx_case()
 	master=$(cat nginx.pid)
 	"$IOTRACE" record -p "$master" -d 5 -o n.iot 2>rec.err &
 	rec=$!
-	wait_attached n.iot
+	recording_started n.iot
 	case $1 in
 	wrk) timeout 20 wrk -t2 -c8 -d2s "http://127.0.0.1:$port/index.html" >load.out 2>&1 ;;
 	ab) timeout 20 ab -q -n 1000 -c 4 "http://127.0.0.1:$port/index.html" >load.out 2>&1 ;;
@@ -188,7 +175,7 @@ test_postgres_pgbench()
 	pm=$(head -1 pg/data/postmaster.pid)
 	"$IOTRACE" record -p "$pm" -d 5 -o p.iot 2>rec.err &
 	rec=$!
-	wait_attached p.iot
+	recording_started p.iot
 	# -C: a connection per transaction, so backends are forked while traced
 	# (accept in the postmaster, reads in the backend) however late the
 	# attach completes
