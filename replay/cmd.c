@@ -4,6 +4,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@ static void replay__usage(FILE *f)
 		"                      [--order causal|temporal|single|none|think] [--report R.json]\n"
 		"                      [--timeline FILE] [--prepare-only] [--stall-timeout SEC]\n"
 		"                      [--user NAME] [--dev-root MAJ:MIN=DIR]...\n"
-		"                      [--no-progress]\n"
+		"                      [--settle MS] [--no-progress]\n"
 		"\n"
 		"Re-issues the calls of an annotated trace (iotrace analyze --infer-causality)\n"
 		"inside the sandbox DIR, one thread per traced thread.\n"
@@ -45,6 +46,10 @@ static void replay__usage(FILE *f)
 		"  --timeline FILE     write each call's recorded and replayed times (TSV)\n"
 		"  --prepare-only      create the initial files and stop\n"
 		"  --stall-timeout SEC give up when no call completes for SEC (default 30, 0 off)\n"
+		"  --settle MS         after the root is written to storage and its device is\n"
+		"                      quiet, stay idle MS more before the timed phase (a\n"
+		"                      rate limiter such as blk-throttle grants a burst to a\n"
+		"                      group idle longer than its slice; default 0)\n"
 		"  --user NAME         prepare as root, then hand the root to NAME and replay as\n"
 		"                      NAME (for traces from someone else)\n"
 		"\n"
@@ -101,6 +106,19 @@ static int replay__devroot(const char *s, struct rp_opts *o)
 	return 0;
 }
 
+static int replay__settle(const char *s, struct rp_opts *o)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || *s == '-' || v > 60000) {
+		err("replay: --settle wants milliseconds from 0 to 60000, not '%s'", s);
+		return -EINVAL;
+	}
+	o->settle_ms = v;
+	return 0;
+}
+
 static int replay__opts(int argc, char **argv, struct rp_opts *o)
 {
 	static const struct option lo[] = {
@@ -116,6 +134,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 		{ "no-progress", no_argument, NULL, 'N' },
 		{ "user", required_argument, NULL, 'U' },
 		{ "dev-root", required_argument, NULL, 'D' },
+		{ "settle", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -141,6 +160,7 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 		case 'N': o->progress = false; break;
 		case 'U': o->user = optarg; break;
 		case 'D': err = replay__devroot(optarg, o); break;
+		case 'S': err = replay__settle(optarg, o); break;
 		case 'h': replay__usage(stdout); return 1;
 		default: return -EINVAL;
 		}
@@ -156,39 +176,9 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 	return 0;
 }
 
-/* Bytes this process has had read from storage so far (metadata too). */
-static uint64_t replay__read_bytes(void)
+static int replay__prepare(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
-	FILE *f = fopen("/proc/self/io", "re");
-	unsigned long long v, n = 0;
-	char key[32];
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%31[^:]: %llu\n", key, &v) == 2)
-		if (!strcmp(key, "read_bytes"))
-			n = v;
-	fclose(f);
-	return n;
-}
-
-/*
- * The application met its storage idle; a replay that starts right after
- * its own preparation went to storage would not.  blk-throttle is where it
- * shows: it gives a group that has been idle for a while (its 100 ms slice
- * ran out) a fresh slice, whose first 100 ms of I/O may go at once, and a
- * group that just did I/O none.  The root check after a dropped page cache
- * reads a dozen metadata blocks in the replay's cgroup: every replay of 20000
- * reads at 5000 IOPS took 4.00 s, the application 3.93 s, and with this
- * pause 3.94 s.  It waits when the preparation read from storage or wrote
- * file data (its fsyncs write that in this cgroup); the metadata it changes
- * goes out through the journal, from no cgroup of ours.
- */
-#define SETTLE_US 250000
-
-static int replay__prepare(struct rp_plan *p, const struct rp_opts *o)
-{
-	uint64_t rd0 = replay__read_bytes(), rd;
+	uint64_t t0 = rp__now();
 	int err = sandbox__open(o, p);
 
 	if (!err)
@@ -200,13 +190,9 @@ static int replay__prepare(struct rp_plan *p, const struct rp_opts *o)
 		    strerror(-err));
 	if (!err && !o->prepare_only)
 		err = peer__setup(p);
-	if (!err && !o->prepare_only && ((rd = replay__read_bytes() - rd0) || sandbox__written())) {
-		dbg("the preparation read %llu bytes from storage and wrote %llu of file data: "
-		    "the replay starts %u ms after it",
-		    (unsigned long long)rd, (unsigned long long)sandbox__written(),
-		    SETTLE_US / 1000);
-		usleep(SETTLE_US);
-	}
+	r->prepare = rp__now() - t0;
+	dbg("prepare: %" PRIu64 " ms, %" PRIu64 " bytes of file data written", r->prepare / 1000000,
+	    sandbox__written());
 	return err;
 }
 
@@ -256,9 +242,8 @@ static int replay__drop(const struct rp_opts *o)
 	return 0;
 }
 
-static int replay__run(struct rp_plan *p, const struct rp_opts *o)
+static int replay__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
-	struct rp_run r = { 0 };
 	int err = peer__start(p);
 
 	if (!err)
@@ -267,7 +252,7 @@ static int replay__run(struct rp_plan *p, const struct rp_opts *o)
 		err("replay: cannot start the peer thread: %s", strerror(-err));
 		return 1;
 	}
-	err = exec__run(p, o, &r);
+	err = exec__run(p, o, r);
 	/* stalled, or some threads could not start: the others may be stuck in
 	 * calls or waits, still using the plan, so leave everything as it is */
 	if (err == -EDEADLK || err == -EAGAIN)
@@ -277,12 +262,12 @@ static int replay__run(struct rp_plan *p, const struct rp_opts *o)
 		err("replay: %s", strerror(-err));
 		return 1;
 	}
-	report__summary(p, o, &r);
-	if (o->report && report__write(p, o, &r))
+	report__summary(p, o, r);
+	if (o->report && report__write(p, o, r))
 		err = -EIO;
 	if (o->timeline && report__timeline(p, o->timeline))
 		err = -EIO;
-	free(r.lag);
+	free(r->lag);
 	return err ? 1 : 0;
 }
 
@@ -290,6 +275,7 @@ int cmd_replay(int argc, char **argv)
 {
 	struct rp_opts o = { .timing = RT_AFAP, .order = RO_CAUSAL, .speed = 1, .stall_sec = 30 };
 	struct rp_plan p = { 0 };
+	struct rp_run r = { 0 };
 	int err, rc = 1;
 
 	/* a write to a pipe or socket whose reader is gone fails with EPIPE, as
@@ -302,15 +288,16 @@ int cmd_replay(int argc, char **argv)
 		return err > 0 ? 0 : (err("replay: see 'iotrace replay --help'"), EXIT_USAGE);
 	if (plan__load(&p, o.file) || plan__compile(&p, &o))
 		goto out;
-	if (replay__prepare(&p, &o))
+	if (replay__prepare(&p, &o, &r))
 		goto out;
 	if (o.prepare_only) {
 		rc = 0;
 		goto out;
 	}
-	if (o.user && replay__drop(&o))
+	/* after --user's chown, whose inode changes are writeback of their own */
+	if ((o.user && replay__drop(&o)) || settle__run(&o, &r))
 		goto out;
-	rc = replay__run(&p, &o);
+	rc = replay__run(&p, &o, &r);
 	if (rc == 3)
 		return 1; /* stuck threads still use the plan and the root */
 out:
