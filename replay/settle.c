@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -50,30 +51,47 @@ static int blk_sample__read(dev_t dev, struct blk_sample *s)
 	return 0;
 }
 
+/* MNT, a mount point as mountinfo writes it, holds PATH (both absolute). */
+static size_t settle__under(const char *mnt, const char *path)
+{
+	size_t n = strlen(mnt);
+
+	if (!strcmp(mnt, "/"))
+		return 1;
+	return !strncmp(mnt, path, n) && (path[n] == '/' || !path[n]) ? n : 0;
+}
+
 /*
  * The block device under a file system whose st_dev is anonymous (btrfs,
- * which gives every subvolume its own): the mount's source, when that is a
- * block device.  tmpfs and the like have none.  Only the device named at
- * mount time is found, which for a btrfs on several devices is one of them.
+ * which gives every subvolume its own): the source of the innermost mount
+ * holding ROOT, when that is a block device.  tmpfs and the like have none.
+ * Only the device named at mount time is found, which for a btrfs on
+ * several devices is one of them.
  */
-static int settle__anon_dev(dev_t st_dev, dev_t *dev)
+static int settle__anon_dev(const char *root, dev_t *dev)
 {
-	char want[32], line[4096], src[4096];
+	char path[4096], line[8192], mnt[4096], src[4096];
 	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t best = 0, n;
 	struct stat st;
 	int found = -ENODEV;
 
 	if (!f)
 		return -errno;
-	snprintf(want, sizeof(want), " %u:%u ", major(st_dev), minor(st_dev));
-	while (found && fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - "), *at = strstr(line, want);
+	if (!realpath(root, path))
+		path[0] = '\0';
+	while (path[0] && fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
 
-		if (!sep || !at || at > sep || sscanf(sep + 3, "%*s %4095s", src) != 1)
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    sscanf(sep + 3, "%*s %4095s", src) != 1)
 			continue;
-		if (!stat(src, &st) && S_ISBLK(st.st_mode)) {
-			*dev = st.st_rdev;
-			found = 0;
+		n = settle__under(mnt, path);
+		if (n && n >= best) { /* the last of stacked mounts is the visible one */
+			best = n;
+			found = !stat(src, &st) && S_ISBLK(st.st_mode) ? 0 : -ENODEV;
+			if (!found)
+				*dev = st.st_rdev;
 		}
 	}
 	fclose(f);
@@ -95,7 +113,7 @@ static int settle__device(const char *root, dev_t *dev)
 	*dev = st.st_dev;
 	if (!blk_sample__read(*dev, &s))
 		return 0;
-	return settle__anon_dev(st.st_dev, dev);
+	return settle__anon_dev(root, dev);
 }
 
 static int settle__syncfs(const char *root)
