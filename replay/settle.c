@@ -193,7 +193,8 @@ int settle__run(const struct rp_opts *o, struct rp_run *r)
 	t_sync = rp__now();
 	if (!have_dev) {
 		dbg("settle: syncfs of %u root(s) took %" PRIu64 " ms; %s is on no block device, "
-		    "nothing to wait for", o->ndevroot + 1, (t_sync - t0) / 1000000, o->root);
+		    "nothing to wait for",
+		    o->ndevroot + 1, (t_sync - t0) / 1000000, o->root);
 		settle__idle(o, r, t0);
 		return 0;
 	}
@@ -204,7 +205,8 @@ int settle__run(const struct rp_opts *o, struct rp_run *r)
 	    o->ndevroot + 1, (t_sync - t0) / 1000000, (s1.written - s0.written) / 2, major(dev),
 	    minor(dev), (rp__now() - t_sync) / 1000000,
 	    polls < 0 ? "the device was still busy, gave up" :
-	    polls ? "nothing in flight" : "nothing was in flight");
+	    polls     ? "nothing in flight" :
+			"nothing was in flight");
 	settle__idle(o, r, t0);
 	return 0;
 }
