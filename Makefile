@@ -11,10 +11,10 @@ BTF_VMLINUX	?= /sys/kernel/btf/vmlinux
 
 CFLAGS		?= -O2 -g
 CFLAGS		+= -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP
-CPPFLAGS	+= -Iinclude -Ilib -Icli -Ianalyze -Ireplay -I$(BUILD)
+CPPFLAGS	+= -I. -I$(BUILD)
 LDLIBS		+= -lbpf -lelf -lzstd -lz -ljansson -lpthread
 BPF_CFLAGS	:= -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-		   -Iinclude -I$(BUILD)
+		   -I. -I$(BUILD)
 
 ifeq ($(V),1)
 Q :=
@@ -27,7 +27,7 @@ endif
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .SECONDARY:
-.PHONY: all deps test unit e2e demo bench bench-quick clean format-check fuzz
+.PHONY: all deps test unit e2e demo bench bench-quick clean format format-check fuzz
 
 # Sources of the one binary; each folder adds its own files here.
 LIB_SRCS	:= $(wildcard lib/*.c)
@@ -143,7 +143,7 @@ bench-quick: deps
 # FUZZ_TIME seconds per target (default 60; the hardening bar is 600).
 FUZZ_TIME	?= 60
 FUZZ_FLAGS	:= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB	:= $(LIB_SRCS) $(filter-out analyze/cmd.c analyze/export.c,$(ANALYZE_SRCS))
+FUZZ_LIB	:= $(LIB_SRCS) $(ANALYZE_SRCS)
 FUZZ_SRCS	:= $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS	:= $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
@@ -154,7 +154,7 @@ $(BUILD)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c $(FUZZ_LIB) $(wildcard lib/*.h
 		-lzstd -lz -ljansson -lbpf
 
 $(BUILD)/fuzz/fuzz_annotated: tests/fuzz/fuzz_annotated.c $(LIB_SRCS) \
-		$(filter-out replay/cmd.c,$(REPLAY_SRCS)) $(wildcard lib/*.h replay/*.h)
+		$(REPLAY_SRCS) $(wildcard lib/*.h replay/*.h)
 	$(Q)mkdir -p $(@D)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(CPPFLAGS) $(FUZZ_FLAGS) -std=gnu11 -D_GNU_SOURCE $(filter %.c,$^) -o $@ \
@@ -170,8 +170,14 @@ fuzz: $(FUZZ_BINS)
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
+# Every C file and header of the tree, BPF and tests included; vmlinux.h is generated.
+FORMAT_SRCS	:= $(filter-out vmlinux/% $(BUILD)/%,$(wildcard *.[ch] */*.[ch] */*/*.[ch]))
+
 format-check:
-	$(Q)clang-format --dry-run --Werror $(APP_SRCS) $(wildcard lib/*.h loader/*.h cli/*.h include/*.h)
+	$(Q)clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+format:
+	$(Q)clang-format -i $(FORMAT_SRCS)
 
 clean:
 	$(Q)rm -rf $(BUILD)

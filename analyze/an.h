@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "analyze.h"
-#include "htab.h"
-#include "iotrace_abi.h"
+#include "analyze/analyze.h"
+#include "include/iotrace_abi.h"
+#include "lib/htab.h"
 
 #define AN_NONE		UINT32_MAX	/* no event, no string, no thread */
 
@@ -125,9 +125,9 @@ struct analysis {
 	void *state;		/* struct an_state of state.c during inference */
 };
 
-void *vec__push(struct an_vec *v);
-void *vec__at(const struct an_vec *v, size_t i);
-void vec__free(struct an_vec *v);
+void *an_vec__push(struct an_vec *v);
+void *an_vec__at(const struct an_vec *v, size_t i);
+void an_vec__free(struct an_vec *v);
 
 static inline const struct iot_syscall *an__rec(const struct analysis *an, uint32_t id)
 {
@@ -142,9 +142,10 @@ static inline uint64_t an__end(const struct analysis *an, uint32_t id)
 
 static inline struct an_thread *an__thread(const struct analysis *an, uint32_t tidx)
 {
-	return vec__at(&an->threads, tidx);
+	return an_vec__at(&an->threads, tidx);
 }
 
+/* model.c: the lookups and the edge list every pass uses */
 /* Thread index of tid, or AN_NONE. */
 uint32_t an__tidx(const struct analysis *an, uint32_t tid);
 /* The process record of pid, created when new; NULL on ENOMEM. */
@@ -169,7 +170,8 @@ uint64_t an__lost(const struct analysis *an);
 struct json_t;
 struct json_t *an__counters_json(const struct analysis *an);
 
-/* load.c */
+/* The passes, in the order driver.c runs them; each uses the model above. */
+/* ingest.c */
 int an__load(struct analysis *an, const char *path, const void *buf, size_t len);
 /* state.c: fds, paths, files; stage, name and seq rules; resolved paths */
 int an__state(struct analysis *an);

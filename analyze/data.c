@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "an.h"
-#include "record.h"
-#include "sort.h"
-#include "syscalls.h"
+#include "analyze/an.h"
+#include "analyze/sort.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
 #define FILE_SCAN_MAX	256	/* writes of one file looked back at per read */
 
@@ -86,7 +86,7 @@ static uint64_t key_inet(const uint8_t *dst, uint16_t dport, const uint8_t *src,
 
 static int set_key(struct data *d, struct htab *h, uint64_t ino, uint64_t key)
 {
-	uint64_t *k = vec__push(&d->keys);
+	uint64_t *k = an_vec__push(&d->keys);
 
 	if (!k)
 		return -ENOMEM;
@@ -138,7 +138,7 @@ static uint64_t queue_key(struct data *d, const struct iot_fd *f, bool read)
 		return hash64(id, sizeof(id));
 	k = htab__get(read ? &d->rkey : &d->wkey, f->ino);
 	if (k != AN_NONE)
-		return *(uint64_t *)vec__at(&d->keys, k);
+		return *(uint64_t *)an_vec__at(&d->keys, k);
 	return read ? key_unix(f->ino) : 0;
 }
 
@@ -147,10 +147,10 @@ static struct queue *queue_of(struct data *d, uint64_t key)
 	uint32_t i = htab__get(&d->qidx, key);
 
 	if (i != AN_NONE)
-		return vec__at(&d->q, i);
-	if (!vec__push(&d->q) || htab__set(&d->qidx, key, d->q.n - 1))
+		return an_vec__at(&d->q, i);
+	if (!an_vec__push(&d->q) || htab__set(&d->qidx, key, d->q.n - 1))
 		return NULL;
-	return vec__at(&d->q, d->q.n - 1);
+	return an_vec__at(&d->q, d->q.n - 1);
 }
 
 static int pipe_write(struct data *d, const struct item *it, uint64_t bytes)
@@ -223,16 +223,16 @@ static struct wlist *wlist_of(struct data *d, const struct iot_fd *f, uint64_t w
 	uint32_t i;
 
 	if (last->idx != AN_NONE && last->dev == f->dev && last->ino == f->ino)
-		return vec__at(&d->wl, last->idx);
+		return an_vec__at(&d->wl, last->idx);
 	key = hash64(id, sizeof(id));
 	i = htab__get(&d->widx, key);
 	if (i == AN_NONE) {
-		if (!vec__push(&d->wl) || htab__set(&d->widx, key, d->wl.n - 1))
+		if (!an_vec__push(&d->wl) || htab__set(&d->widx, key, d->wl.n - 1))
 			return NULL;
 		i = d->wl.n - 1;
 	}
 	*last = (struct wlast){ .ino = f->ino, .dev = f->dev, .idx = i };
-	return vec__at(&d->wl, i);
+	return an_vec__at(&d->wl, i);
 }
 
 static int wlist_add(struct wlist *l, struct wrange r)
@@ -416,12 +416,12 @@ static int apply_io(struct analysis *an, struct data *d, const struct io *x)
 static void data_free(struct data *d)
 {
 	for (size_t i = 0; i < d->q.n; i++)
-		free(((struct queue *)vec__at(&d->q, i))->c);
+		free(((struct queue *)an_vec__at(&d->q, i))->c);
 	for (size_t i = 0; i < d->wl.n; i++)
-		free(((struct wlist *)vec__at(&d->wl, i))->w);
-	vec__free(&d->q);
-	vec__free(&d->wl);
-	vec__free(&d->keys);
+		free(((struct wlist *)an_vec__at(&d->wl, i))->w);
+	an_vec__free(&d->q);
+	an_vec__free(&d->wl);
+	an_vec__free(&d->keys);
 	htab__free(&d->qidx);
 	htab__free(&d->widx);
 	htab__free(&d->wkey);

@@ -12,10 +12,10 @@
 #include <sys/socket.h>
 #include <jansson.h>
 
-#include "an.h"
-#include "jw.h"
-#include "record.h"
-#include "syscalls.h"
+#include "analyze/an.h"
+#include "analyze/jw.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
 #define AN_FORMAT_VERSION	1
 
@@ -449,7 +449,7 @@ static json_t *procs_json(const struct analysis *an)
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < an->procs.n; i++) {
-		const struct an_proc *p = vec__at(&an->procs, i);
+		const struct an_proc *p = an_vec__at(&an->procs, i);
 
 		json_array_append_new(a, json_pack("{s:I, s:I, s:s?, s:s?, s:s?}", "pid",
 						   (json_int_t)p->pid, "ppid", (json_int_t)p->ppid,
@@ -490,7 +490,7 @@ static json_t *files_json(const struct analysis *an)
 	char buf[4096];
 
 	for (size_t i = 0; i < an->files.n; i++) {
-		const struct an_file *f = vec__at(&an->files, i);
+		const struct an_file *f = an_vec__at(&an->files, i);
 		const char *p = strtab__str(&an->strs, f->path);
 
 		if (!p)
@@ -506,7 +506,7 @@ static json_t *files_json(const struct analysis *an)
 		}
 	}
 	for (size_t i = 0; i < an->files.n; i++) {
-		const struct an_file *f = vec__at(&an->files, i);
+		const struct an_file *f = an_vec__at(&an->files, i);
 		const char *p = strtab__str(&an->strs, f->path);
 		unsigned int type = f->type;
 

@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an.h"
-#include "commands.h"
-#include "jw.h"
-#include "log.h"
-#include "syscalls.h"
+#include "analyze/an.h"
+#include "analyze/cmd_analyze.h"
+#include "analyze/jw.h"
+#include "lib/cliopt.h"
+#include "lib/log.h"
+#include "lib/syscalls.h"
 
 struct export_args {
 	const char *in, *out, *format;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jw.h"
+#include "analyze/jw.h"
 
 void jw__init(struct jw *w, FILE *f)
 {

@@ -11,42 +11,14 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "state.h"
+#include "analyze/state.h"
+#include "lib/path.h"
 
 #define PATH_BUF	4096
 
-/* Lexical normalisation of an absolute path in place: //, /./ and /../ go. */
-static void normalise(char *p)
+uint32_t paths__resolve(struct analysis *an, uint32_t pid, int dirfd, const char *path)
 {
-	char *out = p, *in = p;
-
-	while (*in) {
-		while (*in == '/')
-			in++;
-		if (!*in)
-			break;
-		if (in[0] == '.' && (in[1] == '/' || !in[1])) {
-			in++;
-			continue;
-		}
-		if (in[0] == '.' && in[1] == '.' && (in[2] == '/' || !in[2])) {
-			while (out > p && *--out != '/')
-				;
-			in += 2;
-			continue;
-		}
-		*out++ = '/';
-		while (*in && *in != '/')
-			*out++ = *in++;
-	}
-	if (out == p)
-		*out++ = '/';
-	*out = '\0';
-}
-
-uint32_t path__resolve(struct analysis *an, uint32_t pid, int dirfd, const char *path)
-{
-	struct st_proc *p = st__proc(an, pid);
+	struct st_proc *p = state__proc(an, pid);
 	uint32_t base = AN_NONE;
 	char buf[PATH_BUF];
 	const char *b;
@@ -57,7 +29,7 @@ uint32_t path__resolve(struct analysis *an, uint32_t pid, int dirfd, const char 
 		if (dirfd == AT_FDCWD) {
 			base = p->cwd;
 		} else {
-			struct fdslot *s = st__fd(p, dirfd, false);
+			struct fdslot *s = state__fd(p, dirfd, false);
 
 			base = s && s->open ? s->path : AN_NONE;
 		}
@@ -68,7 +40,7 @@ uint32_t path__resolve(struct analysis *an, uint32_t pid, int dirfd, const char 
 	} else {
 		snprintf(buf, sizeof(buf), "%s", path);
 	}
-	normalise(buf);
+	path__normalize(buf);
 	return strtab__intern(&an->strs, buf);
 }
 
@@ -95,28 +67,28 @@ static struct pathst *pathst(struct analysis *an, uint32_t path)
 	return &st->paths[path];
 }
 
-bool path__known_exists(struct analysis *an, uint32_t path)
+bool paths__known_exists(struct analysis *an, uint32_t path)
 {
 	struct pathst *ps = pathst(an, path);
 
 	return ps && ps->exists == PATH_EXISTS;
 }
 
-int path__use(struct analysis *an, uint32_t path, uint32_t ev)
+int paths__use(struct analysis *an, uint32_t path, uint32_t ev)
 {
 	struct pathst *ps = pathst(an, path);
 
 	if (!ps)
 		return path == AN_NONE ? 0 : -ENOMEM;
 	if (ps->res == AN_NONE) {	/* existed before the trace: generation 0 */
-		ps->res = st__res_new(an, AN_NONE);
+		ps->res = state__res_new(an, AN_NONE);
 		ps->exists = PATH_EXISTS;
 	}
-	return st__use(an, ps->res, ev, AN_RULE_STAGE);
+	return state__use(an, ps->res, ev, AN_RULE_STAGE);
 }
 
 /* A new generation waits for the last action of the one before (name ordering). */
-int path__create(struct analysis *an, uint32_t path, uint32_t ev)
+int paths__create(struct analysis *an, uint32_t path, uint32_t ev)
 {
 	struct pathst *ps = pathst(an, path);
 	int err = 0;
@@ -124,24 +96,24 @@ int path__create(struct analysis *an, uint32_t path, uint32_t ev)
 	if (!ps)
 		return path == AN_NONE ? 0 : -ENOMEM;
 	if (ps->res != AN_NONE) {
-		err = an__edge(an, st__res(an, ps->res)->last, ev, AN_RULE_NAME, ps->gen);
+		err = an__edge(an, state__res(an, ps->res)->last, ev, AN_RULE_NAME, ps->gen);
 		ps->gen++;
 	}
-	ps->res = st__res_new(an, ev);
+	ps->res = state__res_new(an, ev);
 	ps->exists = PATH_EXISTS;
 	return err ? err : (ps->res == AN_NONE ? -ENOMEM : 0);
 }
 
-int path__delete(struct analysis *an, uint32_t path, uint32_t ev)
+int paths__delete(struct analysis *an, uint32_t path, uint32_t ev)
 {
 	struct pathst *ps = pathst(an, path);
 
 	if (!ps)
 		return path == AN_NONE ? 0 : -ENOMEM;
 	if (ps->res == AN_NONE)
-		ps->res = st__res_new(an, AN_NONE);
+		ps->res = state__res_new(an, AN_NONE);
 	ps->exists = PATH_GONE;
-	return st__delete(an, ps->res, ev);
+	return state__delete(an, ps->res, ev);
 }
 
 /* Creating or removing a name uses its directory. */
@@ -154,7 +126,7 @@ static int use_parent(struct analysis *an, uint32_t path, uint32_t ev)
 	if (!slash || slash == s)
 		return 0;
 	snprintf(buf, sizeof(buf), "%.*s", (int)(slash - s), s);
-	return path__use(an, strtab__intern(&an->strs, buf), ev);
+	return paths__use(an, strtab__intern(&an->strs, buf), ev);
 }
 
 static void rewrite(struct analysis *an, uint32_t *p, const char *from, size_t flen,
@@ -169,7 +141,7 @@ static void rewrite(struct analysis *an, uint32_t *p, const char *from, size_t f
 	*p = strtab__intern(&an->strs, buf);
 }
 
-void path__moved(struct analysis *an, uint32_t from, uint32_t to)
+void paths__moved(struct analysis *an, uint32_t from, uint32_t to)
 {
 	struct an_state *st = an->state;
 	char f[PATH_BUF], t[PATH_BUF];
@@ -179,7 +151,7 @@ void path__moved(struct analysis *an, uint32_t from, uint32_t to)
 	snprintf(t, sizeof(t), "%s", strtab__str(&an->strs, to));
 	flen = strlen(f);
 	for (size_t i = 0; i < st->procs.n; i++) {
-		struct st_proc *p = vec__at(&st->procs, i);
+		struct st_proc *p = an_vec__at(&st->procs, i);
 
 		rewrite(an, &p->cwd, f, flen, t);
 		for (uint32_t fd = 0; fd < p->nfd; fd++)
@@ -210,7 +182,7 @@ static int delete_below(struct analysis *an, uint32_t dir, uint32_t ev)
 		if (!s || strncmp(s, d, dlen) || s[dlen] != '/')
 			continue;
 		ps->exists = PATH_GONE;
-		err = st__delete(an, ps->res, ev);
+		err = state__delete(an, ps->res, ev);
 	}
 	return err;
 }
@@ -225,18 +197,18 @@ static int do_rename(struct analysis *an, uint32_t from, uint32_t to, uint32_t e
 	 * and to is now the trace's own */
 	an__file_seen(an, from, IOT_FT_NONE, 0, 0, false);
 	an__file_seen(an, to, an__file_type(an, from), 0, 0, true);
-	err = path__delete(an, from, ev);
+	err = paths__delete(an, from, ev);
 	if (!err)
 		err = delete_below(an, from, ev);
 	if (!err)
-		err = path__create(an, to, ev);
+		err = paths__create(an, to, ev);
 	if (!err)
 		err = use_parent(an, to, ev);
-	path__moved(an, from, to);
+	paths__moved(an, from, to);
 	return err;
 }
 
-int path__namespace(struct analysis *an, uint32_t ev, int nr)
+int paths__namespace(struct analysis *an, uint32_t ev, int nr)
 {
 	uint32_t p0 = an->ev[ev].apath[0], p1 = an->ev[ev].apath[1];
 	int err;
@@ -245,7 +217,7 @@ int path__namespace(struct analysis *an, uint32_t ev, int nr)
 	case SYS_mkdir:
 	case SYS_mkdirat:
 		an__file_seen(an, p0, IOT_FT_DIR, 0, 0, true);
-		err = path__create(an, p0, ev);
+		err = paths__create(an, p0, ev);
 		return err ? err : use_parent(an, p0, ev);
 	case SYS_rmdir:
 	case SYS_unlink:
@@ -256,7 +228,7 @@ int path__namespace(struct analysis *an, uint32_t ev, int nr)
 						  (an__rec(an, ev)->args[2] & AT_REMOVEDIR)) ?
 				      IOT_FT_DIR : IOT_FT_NONE,
 			      0, 0, false);
-		err = path__delete(an, p0, ev);
+		err = paths__delete(an, p0, ev);
 		return err ? err : use_parent(an, p0, ev);
 	case SYS_rename:
 	case SYS_renameat:
@@ -264,19 +236,19 @@ int path__namespace(struct analysis *an, uint32_t ev, int nr)
 		return do_rename(an, p0, p1, ev);
 	case SYS_link:
 	case SYS_linkat:
-		err = path__use(an, p0, ev);
+		err = paths__use(an, p0, ev);
 		an__file_seen(an, p1, IOT_FT_REG, 0, 0, true);
-		return err ? err : path__create(an, p1, ev);
+		return err ? err : paths__create(an, p1, ev);
 	case SYS_symlink:
 	case SYS_symlinkat:
 		an__file_seen(an, p1 != AN_NONE ? p1 : p0, IOT_FT_LNK, 0, 0, true);
-		return path__create(an, p1 != AN_NONE ? p1 : p0, ev);
+		return paths__create(an, p1 != AN_NONE ? p1 : p0, ev);
 	default:
 		return 0;
 	}
 }
 
-uint32_t file__res(struct analysis *an, uint32_t dev, uint64_t ino, uint32_t creator)
+uint32_t paths__file_res(struct analysis *an, uint32_t dev, uint64_t ino, uint32_t creator)
 {
 	struct an_state *st = an->state;
 	uint64_t key[2] = { dev, ino };
@@ -289,7 +261,7 @@ uint32_t file__res(struct analysis *an, uint32_t dev, uint64_t ino, uint32_t cre
 	h = hash64(key, sizeof(key));
 	r = htab__get(&st->file_res, h);
 	if (r == AN_NONE || creator != AN_NONE) {
-		r = st__res_new(an, creator);
+		r = state__res_new(an, creator);
 		if (r != AN_NONE && htab__set(&st->file_res, h, r))
 			return AN_NONE;
 	}

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "an.h"
+#include "analyze/an.h"
 
 const char *analysis__read_error(const struct analysis *an)
 {
@@ -34,7 +34,7 @@ uint32_t analysis__ndeps(const struct analysis *an, uint32_t id)
 void analysis__dep(const struct analysis *an, uint32_t id, uint32_t i, uint32_t *from,
 		   enum an_rule *kind)
 {
-	const struct an_edge *d = vec__at(&an->deps, an->dep_off[id] + i);
+	const struct an_edge *d = an_vec__at(&an->deps, an->dep_off[id] + i);
 
 	*from = d->from;
 	*kind = d->kind;
@@ -43,7 +43,7 @@ void analysis__dep(const struct analysis *an, uint32_t id, uint32_t i, uint32_t 
 bool analysis__has_dep(const struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind)
 {
 	for (uint32_t i = 0; i < analysis__ndeps(an, to); i++) {
-		const struct an_edge *d = vec__at(&an->deps, an->dep_off[to] + i);
+		const struct an_edge *d = an_vec__at(&an->deps, an->dep_off[to] + i);
 
 		if (d->from == from && d->kind == kind)
 			return true;

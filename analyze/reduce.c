@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an.h"
+#include "analyze/an.h"
 
 struct walk {
 	uint32_t nthr;
@@ -323,7 +323,7 @@ static int build_deps(struct analysis *an, const struct walk *w)
 
 		if (w->drop[k])
 			continue;
-		d = vec__push(&an->deps);
+		d = an_vec__push(&an->deps);
 		if (!d)
 			return -ENOMEM;
 		*d = e[k];
@@ -351,6 +351,6 @@ int an__reduce(struct analysis *an, bool cross_thread)
 	if (!err)
 		err = build_deps(an, &w);
 	walk_free(&w);
-	vec__free(&an->edges);
+	an_vec__free(&an->edges);
 	return err;
 }

@@ -9,9 +9,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "an.h"
-#include "record.h"
-#include "syscalls.h"
+#include "analyze/an.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
 #define EVF_WOKEN	0x4	/* woken at least once by a traced thread's call */
 #define EVF_WOKEN_ANY	0x8	/* woken at least once */
@@ -46,7 +46,7 @@ static int on_exit_rec(struct analysis *an, const struct an_side *s, const uint3
 
 	if (!s->a || tidx == AN_NONE || pi == AN_NONE)
 		return 0;
-	p = vec__at(&an->procs, pi);
+	p = an_vec__at(&an->procs, pi);
 	from = an__call_at(an, tidx, s->ts, false);
 	for (uint32_t k = 0; k < nwaits; k++) {
 		const struct iot_syscall *sc = an__rec(an, waits[k]);

@@ -12,124 +12,12 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "record.h"
-#include "sort.h"
-#include "state.h"
-#include "syscalls.h"
+#include "analyze/sort.h"
+#include "analyze/state.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
-#define FD_LIMIT	(1 << 20)	/* fds above this are not tracked */
 #define CLOSE_RANGE_CLOEXEC_FLAG (1u << 2)
-
-struct st_proc *st__proc(struct analysis *an, uint32_t pid)
-{
-	struct an_state *st = an->state;
-	uint32_t idx;
-	struct st_proc *p;
-	uint32_t ai;
-
-	if (st->last_proc != AN_NONE && st->last_pid == pid)
-		return vec__at(&st->procs, st->last_proc);
-	idx = htab__get(&st->proc_idx, pid);
-	if (idx != AN_NONE) {
-		st->last_pid = pid;
-		st->last_proc = idx;
-		return vec__at(&st->procs, idx);
-	}
-	p = vec__push(&st->procs);
-	if (!p || htab__set(&st->proc_idx, pid, st->procs.n - 1))
-		return NULL;
-	p->pid = pid;
-	p->cwd = AN_NONE;
-	ai = htab__get(&an->pid_idx, pid);
-	if (ai != AN_NONE)
-		p->cwd = ((struct an_proc *)vec__at(&an->procs, ai))->cwd;
-	return p;
-}
-
-struct fdslot *st__fd(struct st_proc *p, int fd, bool grow)
-{
-	if (fd < 0 || fd >= FD_LIMIT)
-		return NULL;
-	if ((uint32_t)fd >= p->nfd) {
-		uint32_t n = p->nfd ? p->nfd : 64;
-		struct fdslot *s;
-
-		if (!grow)
-			return NULL;
-		while (n <= (uint32_t)fd)
-			n *= 2;
-		s = realloc(p->fd, n * sizeof(*s));
-		if (!s)
-			return NULL;
-		memset(s + p->nfd, 0, (n - p->nfd) * sizeof(*s));
-		p->fd = s;
-		p->nfd = n;
-	}
-	return &p->fd[fd];
-}
-
-uint32_t st__res_new(struct analysis *an, uint32_t creator)
-{
-	struct an_state *st = an->state;
-	struct res *r = vec__push(&st->res);
-
-	if (!r)
-		return AN_NONE;
-	r->creator = r->last = creator;
-	return st->res.n - 1;
-}
-
-struct res *st__res(struct analysis *an, uint32_t idx)
-{
-	struct an_state *st = an->state;
-
-	return idx < st->res.n ? vec__at(&st->res, idx) : NULL;
-}
-
-/* A use: after the creation (stage, once per thread) and after the last use (seq). */
-int st__use(struct analysis *an, uint32_t ri, uint32_t ev, enum an_rule kind)
-{
-	struct res *r = st__res(an, ri);
-	uint32_t tidx = an->ev[ev].tidx, i;
-	int err = 0;
-
-	if (!r)
-		return 0;
-	for (i = 0; i < r->nusers && r->users[i].tidx != tidx; i++)
-		;
-	if (i == r->nusers) {
-		struct res_user *u = realloc(r->users, (i + 1) * sizeof(*u));
-
-		if (!u)
-			return -ENOMEM;
-		r->users = u;
-		r->nusers++;
-		u[i].tidx = tidx;
-		err = an__edge(an, r->creator, ev, kind, 0);
-	}
-	r->users[i].ev = ev;
-	if (!err)
-		err = an__edge(an, r->last, ev, AN_RULE_SEQ, 0);
-	r->last = ev;
-	return err;
-}
-
-/* A deletion: after the creation and after every thread's last use. */
-int st__delete(struct analysis *an, uint32_t ri, uint32_t ev)
-{
-	struct res *r = st__res(an, ri);
-	int err;
-
-	if (!r)
-		return 0;
-	err = an__edge(an, r->creator, ev, AN_RULE_STAGE, 0);
-	for (uint32_t i = 0; !err && i < r->nusers; i++)
-		err = an__edge(an, r->users[i].ev, ev, AN_RULE_STAGE, 0);
-	if (!err)
-		err = an__edge(an, r->last, ev, AN_RULE_SEQ, 0);
-	r->last = ev;
-	return err;
-}
 
 static uint32_t anon_name(struct analysis *an, const struct iot_fd *f)
 {
@@ -144,32 +32,32 @@ static uint32_t anon_name(struct analysis *an, const struct iot_fd *f)
 static int fd_open(struct analysis *an, struct st_proc *p, const struct iot_fd *f, uint32_t path,
 		   uint32_t ev, bool cloexec)
 {
-	struct fdslot *s = f ? st__fd(p, f->fd, true) : NULL;
+	struct fdslot *s = f ? state__fd(p, f->fd, true) : NULL;
 
 	if (!s)
 		return f && f->fd >= 0 && f->fd < FD_LIMIT ? -ENOMEM : 0;
 	if (path == AN_NONE && f->ftype != IOT_FT_REG && f->ftype != IOT_FT_DIR)
 		path = anon_name(an, f);
 	*s = (struct fdslot){ .ino = f->ino, .dev = f->dev, .path = path, .ftype = f->ftype,
-			      .open = 1, .cloexec = cloexec, .res = st__res_new(an, ev) };
+			      .open = 1, .cloexec = cloexec, .res = state__res_new(an, ev) };
 	return s->res == AN_NONE ? -ENOMEM : 0;
 }
 
 static int fd_close(struct analysis *an, struct st_proc *p, int fd, uint32_t ev)
 {
-	struct fdslot *s = st__fd(p, fd, false);
+	struct fdslot *s = state__fd(p, fd, false);
 
 	if (!s || !s->open)
 		return 0;
 	s->open = 0;
-	return ev == AN_NONE ? 0 : st__delete(an, s->res, ev);
+	return ev == AN_NONE ? 0 : state__delete(an, s->res, ev);
 }
 
 /* dup, dup2, dup3, fcntl(F_DUPFD*): a new generation of newfd, same file. */
 static int fd_dup(struct analysis *an, struct st_proc *p, int oldfd, int newfd, uint32_t ev,
 		  bool cloexec)
 {
-	struct fdslot *o = st__fd(p, oldfd, false);
+	struct fdslot *o = state__fd(p, oldfd, false);
 	struct iot_fd f;
 	int err;
 
@@ -209,7 +97,7 @@ static bool has_cloexec(const struct syscall_info *si, const struct iot_syscall 
 static int do_fcntl(struct analysis *an, struct st_proc *p, const struct iot_syscall *sc,
 		    uint32_t ev)
 {
-	struct fdslot *s = st__fd(p, sc->args[0], false);
+	struct fdslot *s = state__fd(p, sc->args[0], false);
 
 	switch (sc->args[1]) {
 	case F_DUPFD:
@@ -243,7 +131,7 @@ static void annotate_strings(struct analysis *an, struct st_proc *p, const struc
 			continue;
 		if (w > 0 && si->arg[w - 1] == SA_DIRFD)
 			dirfd = (int)v->sc->args[w - 1];
-		an->ev[ev].apath[k] = path__resolve(an, p->pid, dirfd, v->str[k]);
+		an->ev[ev].apath[k] = paths__resolve(an, p->pid, dirfd, v->str[k]);
 	}
 }
 
@@ -256,7 +144,7 @@ static void annotate_fds(struct analysis *an, struct st_proc *p, const struct sc
 
 		if ((f->which < 6) == results || f->which == IOT_FD_STAT)
 			continue;
-		s = st__fd(p, f->fd, false);
+		s = state__fd(p, f->fd, false);
 		if (s && s->open)
 			an->ev[ev].fdpath[i] = s->path;
 	}
@@ -268,13 +156,13 @@ static int use_fds(struct analysis *an, struct st_proc *p, const struct sc_view 
 
 	for (unsigned int i = 0; !err && i < v->sc->nfd; i++) {
 		const struct iot_fd *f = &v->fds[i];
-		struct fdslot *s = f->which < 6 ? st__fd(p, f->fd, false) : NULL;
+		struct fdslot *s = f->which < 6 ? state__fd(p, f->fd, false) : NULL;
 
 		if (!s || !s->open)
 			continue;
-		err = st__use(an, s->res, ev, AN_RULE_STAGE);
+		err = state__use(an, s->res, ev, AN_RULE_STAGE);
 		if (!err && (f->ftype == IOT_FT_REG || f->ftype == IOT_FT_DIR))
-			err = st__use(an, file__res(an, f->dev, f->ino, AN_NONE), ev,
+			err = state__use(an, paths__file_res(an, f->dev, f->ino, AN_NONE), ev,
 				      AN_RULE_STAGE);
 	}
 	return err;
@@ -318,7 +206,7 @@ static int use_paths(struct analysis *an, const struct sc_view *v, uint32_t ev)
 
 	for (unsigned int k = 0; !err && k < 2; k++)
 		if (an->ev[ev].apath[k] != AN_NONE)
-			err = path__use(an, an->ev[ev].apath[k], ev);
+			err = paths__use(an, an->ev[ev].apath[k], ev);
 	if (stat && an->ev[ev].apath[0] != AN_NONE)
 		an__file_seen(an, an->ev[ev].apath[0], mode_ftype(stat->flags), stat->size,
 			      stat->dev, false);
@@ -329,7 +217,7 @@ static int use_paths(struct analysis *an, const struct sc_view *v, uint32_t ev)
 		uint32_t fi = htab__get(&an->file_idx, an->ev[ev].apath[0]);
 
 		if (t && fi != AN_NONE) {
-			struct an_file *f = vec__at(&an->files, fi);
+			struct an_file *f = an_vec__at(&an->files, fi);
 
 			f->type = IOT_FT_LNK;
 			f->target = strtab__intern(&an->strs, t);
@@ -353,16 +241,16 @@ static int do_open(struct analysis *an, struct st_proc *p, const struct sc_view 
 	if (v->sc->nr == SYS_creat)
 		flags = O_CREAT | O_TRUNC | O_WRONLY;
 	if (path != AN_NONE && (flags & O_CREAT) &&
-	    ((flags & O_EXCL) || (!path__known_exists(an, path) && f && !f->size))) {
+	    ((flags & O_EXCL) || (!paths__known_exists(an, path) && f && !f->size))) {
 		created = true;
-		err = path__create(an, path, ev);
+		err = paths__create(an, path, ev);
 	} else if (path != AN_NONE) {
-		err = path__use(an, path, ev);
+		err = paths__use(an, path, ev);
 	}
 	if (f && path != AN_NONE)
 		an__file_seen(an, path, f->ftype, f->size, f->dev, created);
 	if (!err && f && (f->ftype == IOT_FT_REG || f->ftype == IOT_FT_DIR))
-		err = st__use(an, file__res(an, f->dev, f->ino, created ? ev : AN_NONE), ev,
+		err = state__use(an, paths__file_res(an, f->dev, f->ino, created ? ev : AN_NONE), ev,
 			      AN_RULE_STAGE);
 	return err ? err : fd_open(an, p, f, path, ev, flags & O_CLOEXEC);
 }
@@ -382,7 +270,7 @@ static int do_fdpair(struct analysis *an, struct st_proc *p, const struct sc_vie
 
 static void do_exec(struct analysis *an, uint32_t pid)
 {
-	struct st_proc *p = st__proc(an, pid);
+	struct st_proc *p = state__proc(an, pid);
 
 	for (uint32_t fd = 0; p && fd < p->nfd; fd++)
 		if (p->fd[fd].cloexec)
@@ -396,7 +284,7 @@ static int do_meta(struct analysis *an, struct st_proc *p, const struct iot_sysc
 
 	if (sc->nr == SYS_chdir && an->ev[ev].apath[0] != AN_NONE)
 		p->cwd = an->ev[ev].apath[0];
-	if (sc->nr == SYS_fchdir && (s = st__fd(p, sc->args[0], false)) && s->open)
+	if (sc->nr == SYS_fchdir && (s = state__fd(p, sc->args[0], false)) && s->open)
 		p->cwd = s->path;
 	return 0;
 }
@@ -421,7 +309,7 @@ static int apply_class(struct analysis *an, struct st_proc *p, const struct sc_v
 	case SC_SOCKET:
 		return do_fdpair(an, p, v, si, ev);
 	case SC_NAMESPACE:
-		return path__namespace(an, ev, sc->nr);
+		return paths__namespace(an, ev, sc->nr);
 	case SC_META:
 		return do_meta(an, p, sc, ev);
 	case SC_PROCESS:
@@ -437,7 +325,7 @@ static int apply_call(struct analysis *an, uint32_t ev)
 {
 	const struct iot_syscall *sc = an__rec(an, ev);
 	const struct syscall_info *si = syscall__by_nr(sc->nr);
-	struct st_proc *p = st__proc(an, sc->hdr.pid);
+	struct st_proc *p = state__proc(an, sc->hdr.pid);
 	struct sc_view v;
 	int err;
 
@@ -461,7 +349,7 @@ static int apply_call(struct analysis *an, uint32_t ev)
 static int apply_fdsnap(struct analysis *an, const struct iot_hdr *h)
 {
 	const struct iot_fdsnap *fs = (const void *)h;
-	struct st_proc *p = st__proc(an, h->pid);
+	struct st_proc *p = state__proc(an, h->pid);
 	const char *s[1] = { 0 };
 	uint32_t path = AN_NONE;
 
@@ -485,11 +373,11 @@ static int apply_fork(struct analysis *an, const struct an_side *s)
 	}
 	if (s->type != IOT_REC_FORK || s->a == s->pid)
 		return 0;
-	parent = st__proc(an, s->pid);
-	child = parent ? st__proc(an, s->a) : NULL;
+	parent = state__proc(an, s->pid);
+	child = parent ? state__proc(an, s->a) : NULL;
 	if (!child)
 		return -ENOMEM;
-	parent = st__proc(an, s->pid);	/* the vector may have moved */
+	parent = state__proc(an, s->pid);	/* the vector may have moved */
 	free(child->fd);
 	child->fd = parent->nfd ? malloc(parent->nfd * sizeof(*child->fd)) : NULL;
 	if (parent->nfd && !child->fd)
@@ -500,7 +388,7 @@ static int apply_fork(struct analysis *an, const struct an_side *s)
 	child->cwd = parent->cwd;
 	/* the child's fds are new generations in its own table; the fork edge orders them */
 	for (uint32_t fd = 0; fd < child->nfd; fd++)
-		if (child->fd[fd].open && (child->fd[fd].res = st__res_new(an, AN_NONE)) == AN_NONE)
+		if (child->fd[fd].open && (child->fd[fd].res = state__res_new(an, AN_NONE)) == AN_NONE)
 			return -ENOMEM;
 	return 0;
 }
@@ -531,7 +419,7 @@ static int walk(struct analysis *an, const uint32_t *order)
 
 	for (size_t i = 0; !err && i < an->snaps.n; i++) {
 		const struct iot_hdr *h = (const void *)(an->arena +
-							 *(uint64_t *)vec__at(&an->snaps, i));
+							 *(uint64_t *)an_vec__at(&an->snaps, i));
 
 		if (h->type == IOT_REC_FDSNAP)
 			err = apply_fdsnap(an, h);
@@ -548,11 +436,11 @@ static int walk(struct analysis *an, const uint32_t *order)
 static void state_free(struct an_state *st)
 {
 	for (size_t i = 0; i < st->procs.n; i++)
-		free(((struct st_proc *)vec__at(&st->procs, i))->fd);
+		free(((struct st_proc *)an_vec__at(&st->procs, i))->fd);
 	for (size_t i = 0; i < st->res.n; i++)
-		free(((struct res *)vec__at(&st->res, i))->users);
-	vec__free(&st->procs);
-	vec__free(&st->res);
+		free(((struct res *)an_vec__at(&st->res, i))->users);
+	an_vec__free(&st->procs);
+	an_vec__free(&st->res);
 	htab__free(&st->proc_idx);
 	htab__free(&st->file_res);
 	free(st->paths);

@@ -7,7 +7,7 @@
 #ifndef IOTRACE_AN_STATE_H
 #define IOTRACE_AN_STATE_H
 
-#include "an.h"
+#include "analyze/an.h"
 
 struct res_user {
 	uint32_t tidx, ev;
@@ -52,33 +52,35 @@ struct an_state {
 	struct pathst *paths;	/* by interned path id */
 	uint32_t npaths;
 	struct htab file_res;	/* hash of (dev, ino) -> res index */
-	/* the last answers of st__proc() and file__res(): calls come in runs of one
+	/* the last answers of state__proc() and paths__file_res(): calls come in runs of one
 	 * process and one file, and hashing for each cost more than the rest */
 	uint32_t last_pid, last_proc;	/* last_proc AN_NONE: none yet */
 	uint32_t last_dev, last_file;
 	uint64_t last_ino;
 };
 
-/* state.c */
-struct st_proc *st__proc(struct analysis *an, uint32_t pid);
-struct fdslot *st__fd(struct st_proc *p, int fd, bool grow);
-uint32_t st__res_new(struct analysis *an, uint32_t creator);
-struct res *st__res(struct analysis *an, uint32_t idx);
-int st__use(struct analysis *an, uint32_t res, uint32_t ev, enum an_rule kind);
-int st__delete(struct analysis *an, uint32_t res, uint32_t ev);
+#define FD_LIMIT	(1 << 20)	/* fds above this are not tracked */
+
+/* state_tables.c */
+struct st_proc *state__proc(struct analysis *an, uint32_t pid);
+struct fdslot *state__fd(struct st_proc *p, int fd, bool grow);
+uint32_t state__res_new(struct analysis *an, uint32_t creator);
+struct res *state__res(struct analysis *an, uint32_t idx);
+int state__use(struct analysis *an, uint32_t res, uint32_t ev, enum an_rule kind);
+int state__delete(struct analysis *an, uint32_t res, uint32_t ev);
 
 /* paths.c */
 /* Interned absolute form of path against dirfd of pid, or AN_NONE. */
-uint32_t path__resolve(struct analysis *an, uint32_t pid, int dirfd, const char *path);
-int path__use(struct analysis *an, uint32_t path, uint32_t ev);
-int path__create(struct analysis *an, uint32_t path, uint32_t ev);
-int path__delete(struct analysis *an, uint32_t path, uint32_t ev);
-bool path__known_exists(struct analysis *an, uint32_t path);
+uint32_t paths__resolve(struct analysis *an, uint32_t pid, int dirfd, const char *path);
+int paths__use(struct analysis *an, uint32_t path, uint32_t ev);
+int paths__create(struct analysis *an, uint32_t path, uint32_t ev);
+int paths__delete(struct analysis *an, uint32_t path, uint32_t ev);
+bool paths__known_exists(struct analysis *an, uint32_t path);
 /* Namespace calls: mkdir, unlink, rename, link, symlink, ...  0 or -ENOMEM. */
-int path__namespace(struct analysis *an, uint32_t ev, int nr);
+int paths__namespace(struct analysis *an, uint32_t ev, int nr);
 /* A directory was renamed: open fds and cwds under it follow it. */
-void path__moved(struct analysis *an, uint32_t from, uint32_t to);
+void paths__moved(struct analysis *an, uint32_t from, uint32_t to);
 /* The file behind (dev, ino): its resource index for seq/stage. */
-uint32_t file__res(struct analysis *an, uint32_t dev, uint64_t ino, uint32_t creator);
+uint32_t paths__file_res(struct analysis *an, uint32_t dev, uint64_t ino, uint32_t creator);
 
 #endif

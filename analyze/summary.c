@@ -5,8 +5,9 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "an.h"
-#include "syscalls.h"
+#include "analyze/an.h"
+#include "lib/stats.h"
+#include "lib/syscalls.h"
 
 #define TOP_FILES	10
 
@@ -20,13 +21,6 @@ struct file_stat {
 	uint64_t calls, bytes;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_file(const void *a, const void *b)
 {
 	const struct file_stat *x = a, *y = b;
@@ -38,7 +32,7 @@ static int cmp_file(const void *a, const void *b)
 
 static uint64_t pct(const struct call_stat *c, double p)
 {
-	return c->count ? c->dur[(size_t)(p * (c->count - 1))] : 0;
+	return stats__percentile(c->dur, c->count, p);
 }
 
 static int gather(const struct analysis *an, struct call_stat *cs, struct an_vec *files)
@@ -71,14 +65,14 @@ static int gather(const struct analysis *an, struct call_stat *cs, struct an_vec
 			continue;
 		fi = htab__get(&idx, path);
 		if (fi == AN_NONE) {
-			f = vec__push(files);
+			f = an_vec__push(files);
 			if (!f || htab__set(&idx, path, files->n - 1)) {
 				err = -ENOMEM;
 				break;
 			}
 			f->path = path;
 		} else {
-			f = vec__at(files, fi);
+			f = an_vec__at(files, fi);
 		}
 		f->calls++;
 		f->bytes += io ? (uint64_t)sc->ret : 0;
@@ -112,7 +106,7 @@ static json_t *files_json(const struct analysis *an, const struct an_vec *files)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < files->n && i < TOP_FILES; i++) {
-		const struct file_stat *f = vec__at(files, i);
+		const struct file_stat *f = an_vec__at(files, i);
 
 		json_array_append_new(a, json_pack("{s:s, s:I, s:I}", "path",
 						   strtab__str(&an->strs, f->path), "calls",
@@ -160,7 +154,7 @@ int analysis__write_summary(const struct analysis *an, FILE *f, bool json)
 
 	for (int nr = 0; !err && nr <= IOT_NR_MAX; nr++)
 		if (cs[nr].count)
-			qsort(cs[nr].dur, cs[nr].count, sizeof(uint64_t), cmp_u64);
+			stats__sort(cs[nr].dur, cs[nr].count);
 	if (!err) {
 		if (files.n)
 			qsort(files.v, files.n, sizeof(struct file_stat), cmp_file);
@@ -185,6 +179,6 @@ int analysis__write_summary(const struct analysis *an, FILE *f, bool json)
 	for (int nr = 0; cs && nr <= IOT_NR_MAX; nr++)
 		free(cs[nr].dur);
 	free(cs);
-	vec__free(&files);
+	an_vec__free(&files);
 	return err;
 }

@@ -7,13 +7,14 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "commands.h"
-#include "fdtable.h"
-#include "format.h"
-#include "log.h"
-#include "record.h"
-#include "syscalls.h"
-#include "trace.h"
+#include "cli/cmd_inspect.h"
+#include "cli/format.h"
+#include "lib/cliopt.h"
+#include "lib/fdtable.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
+#include "lib/trace.h"
 
 struct dump_opts {
 	const char *file;

@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <linux/futex.h>
 
-#include "fdtable.h"
-#include "format.h"
-#include "record.h"
-#include "syscalls.h"
+#include "cli/format.h"
+#include "lib/fdtable.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
 struct flagname {
 	uint64_t bit;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 
 struct fdtable;
 

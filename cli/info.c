@@ -2,16 +2,19 @@
 /* iotrace info: what a trace holds, as one JSON object. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <jansson.h>
 
-#include "commands.h"
-#include "idset.h"
-#include "log.h"
-#include "record.h"
-#include "syscalls.h"
-#include "trace.h"
+#include "cli/cmd_inspect.h"
+#include "lib/cliopt.h"
+#include "lib/htab.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "lib/stats.h"
+#include "lib/syscalls.h"
+#include "lib/trace.h"
 
 struct info {
 	uint64_t events;		/* records of kernel origin */
@@ -20,7 +23,10 @@ struct info {
 	uint64_t unknown_calls;
 	uint64_t first_ts, last_ts;
 	uint64_t seq_gaps;		/* records missing from threads' sequences */
-	struct idset pids, tids, last_seq, targets;
+	struct htab pids, tids, targets;	/* ids seen; values unused */
+	struct htab seq_idx;		/* tid -> index into last_seq */
+	uint64_t *last_seq;
+	uint32_t nseq, seq_cap;
 	bool have_stats;
 	struct iot_stats stats;
 	const char *meta[3];
@@ -48,6 +54,37 @@ static void usage(FILE *f)
 		   "  iotrace info db.iot | jq .calls\n");
 }
 
+/* Adds a pid or tid to a set; 0 (no process) is not one. */
+static void id_add(struct htab *set, uint32_t id)
+{
+	if (id)
+		htab__set(set, id, 0);
+}
+
+/* The last sequence number seen from thread tid, starting at 0; NULL on ENOMEM or tid 0. */
+static uint64_t *last_seq_of(struct info *in, uint32_t tid)
+{
+	uint32_t i = tid ? htab__get(&in->seq_idx, tid) : 0;
+
+	if (!tid)
+		return NULL;
+	if (i != UINT32_MAX)
+		return &in->last_seq[i];
+	if (in->nseq == in->seq_cap) {
+		uint32_t cap = in->seq_cap ? in->seq_cap * 2 : 64;
+		uint64_t *n = realloc(in->last_seq, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		in->last_seq = n;
+		in->seq_cap = cap;
+	}
+	if (htab__set(&in->seq_idx, tid, in->nseq))
+		return NULL;
+	in->last_seq[in->nseq] = 0;
+	return &in->last_seq[in->nseq++];
+}
+
 /* A gap in a thread's sequence numbers is records lost on the way. */
 static void note_seq(struct info *in, const struct iot_hdr *h)
 {
@@ -55,7 +92,7 @@ static void note_seq(struct info *in, const struct iot_hdr *h)
 
 	if (!h->seq)
 		return;
-	last = idset__val(&in->last_seq, h->tid);
+	last = last_seq_of(in, h->tid);
 	if (!last)
 		return;
 	/* from 0: a thread's sequence starts at 1, so lost first records count too */
@@ -71,7 +108,7 @@ static void note_seqend(struct info *in, const struct iot_hdr *h)
 	const struct iot_seqend *e = (const void *)h;
 	uint64_t *last;
 
-	if (h->size < sizeof(*e) || !(last = idset__val(&in->last_seq, h->tid)))
+	if (h->size < sizeof(*e) || !(last = last_seq_of(in, h->tid)))
 		return;
 	if (e->last_seq > *last) {
 		in->seq_gaps += e->last_seq - *last;
@@ -84,8 +121,8 @@ static void note_kernel(struct info *in, const struct iot_hdr *h)
 	uint64_t end = h->ts;
 
 	in->events++;
-	idset__add(&in->pids, h->pid);
-	idset__add(&in->tids, h->tid);
+	id_add(&in->pids, h->pid);
+	id_add(&in->tids, h->tid);
 	note_seq(in, h);
 	if (h->type == IOT_REC_SYSCALL && h->size >= sizeof(struct iot_syscall)) {
 		const struct iot_syscall *sc = (const void *)h;
@@ -121,15 +158,15 @@ static void note_user(struct info *in, const struct iot_hdr *h)
 		}
 		break;
 	case IOT_REC_TARGET:
-		idset__add(&in->targets, h->pid);
+		id_add(&in->targets, h->pid);
 		break;
 	case IOT_REC_SEQEND:
 		note_seqend(in, h);
 		break;
 	case IOT_REC_PROC:
 	case IOT_REC_THREAD:
-		idset__add(&in->pids, h->pid);
-		idset__add(&in->tids, h->tid);
+		id_add(&in->pids, h->pid);
+		id_add(&in->tids, h->tid);
 		break;
 	}
 }
@@ -169,6 +206,23 @@ static json_t *records_json(const struct info *in)
 	return o;
 }
 
+/* The attached pids, ascending: the table's own order is its hash's. */
+static void targets_json(const struct info *in, json_t *out)
+{
+	uint64_t *v = calloc(in->targets.n + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < in->targets.cap; i++)
+		if (in->targets.used[i])
+			v[n++] = in->targets.key[i];
+	stats__sort(v, n);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(out, json_integer(v[i]));
+	free(v);
+}
+
 static json_t *to_json(struct info *in, struct trace_reader *r, const char *path)
 {
 	json_t *o, *loss = json_object(), *targets = json_array();
@@ -179,9 +233,7 @@ static json_t *to_json(struct info *in, struct trace_reader *r, const char *path
 	for (int i = 0; i < IOT_LOSS_NR; i++)
 		if (loss_names[i])
 			json_object_set_new(loss, loss_names[i], json_integer(in->stats.loss[i]));
-	for (size_t i = 0; i < in->targets.cap; i++)
-		if (in->targets.key[i])
-			json_array_append_new(targets, json_integer(in->targets.key[i]));
+	targets_json(in, targets);
 	/* without the final counters (recorder killed) the sequence gaps tell */
 	lost = in->have_stats ? in->stats.loss[IOT_LOSS_RINGBUF] + in->stats.loss[IOT_LOSS_STORAGE] :
 				in->seq_gaps;
@@ -210,12 +262,13 @@ static json_t *to_json(struct info *in, struct trace_reader *r, const char *path
 	return o;
 }
 
-static void info__free(struct info *in)
+static void info_free(struct info *in)
 {
-	idset__free(&in->pids);
-	idset__free(&in->tids);
-	idset__free(&in->last_seq);
-	idset__free(&in->targets);
+	htab__free(&in->pids);
+	htab__free(&in->tids);
+	htab__free(&in->targets);
+	htab__free(&in->seq_idx);
+	free(in->last_seq);
 }
 
 int cmd_info(int argc, char **argv)
@@ -250,7 +303,7 @@ int cmd_info(int argc, char **argv)
 	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 	fputc('\n', stdout);
 	json_decref(o);
-	info__free(&in);
+	info_free(&in);
 	trace_reader__free(r);
 	return 0;
 }

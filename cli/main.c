@@ -3,8 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "log.h"
+#include "analyze/cmd_analyze.h"
+#include "cli/cmd_inspect.h"
+#include "lib/cliopt.h"
+#include "lib/log.h"
+#include "loader/cmd_record.h"
+#include "replay/cmd_replay.h"
 
 struct cmd {
 	const char *name;

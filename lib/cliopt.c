@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cliopt.h"
+#include "lib/cliopt.h"
 
 int cliopt__usage_error(const char *cmd, const char *fmt, ...)
 {

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Chained hash of (pid, fd) -> name; cwd is stored as fd -1. */
+/*
+ * (pid, fd) -> name: the hash table maps the pair to an entry, a closed fd
+ * keeps its entry with no name so the next open of that number reuses it.
+ * cwd is stored as fd CWD_FD.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,29 +12,28 @@
 
 #include <sys/syscall.h>
 
-#include "fdtable.h"
-#include "record.h"
-#include "syscalls.h"
+#include "lib/fdtable.h"
+#include "lib/htab.h"
+#include "lib/record.h"
+#include "lib/syscalls.h"
 
-#define NBUCKETS	4096
 #define CWD_FD		(-1000)
 
 struct fdent {
-	struct fdent *next;
 	uint32_t pid;
 	int fd;
-	char *name;
+	char *name;	/* NULL once closed */
 };
 
 struct fdtable {
-	struct fdent *b[NBUCKETS];
+	struct htab idx;	/* key(pid, fd) -> index into e */
+	struct fdent *e;
+	uint32_t n, cap;
 };
 
-static unsigned int bucket(uint32_t pid, int fd)
+static uint64_t key(uint32_t pid, int fd)
 {
-	uint64_t k = ((uint64_t)pid << 32) ^ (uint32_t)fd;
-
-	return (k * 0x9e3779b97f4a7c15ull) >> (64 - 12);
+	return ((uint64_t)pid << 32) | (uint32_t)fd;
 }
 
 struct fdtable *fdtable__new(void)
@@ -42,22 +45,18 @@ void fdtable__free(struct fdtable *t)
 {
 	if (!t)
 		return;
-	for (unsigned int i = 0; i < NBUCKETS; i++) {
-		for (struct fdent *e = t->b[i], *n; e; e = n) {
-			n = e->next;
-			free(e->name);
-			free(e);
-		}
-	}
+	for (uint32_t i = 0; i < t->n; i++)
+		free(t->e[i].name);
+	free(t->e);
+	htab__free(&t->idx);
 	free(t);
 }
 
 static struct fdent *find(const struct fdtable *t, uint32_t pid, int fd)
 {
-	for (struct fdent *e = t->b[bucket(pid, fd)]; e; e = e->next)
-		if (e->pid == pid && e->fd == fd)
-			return e;
-	return NULL;
+	uint32_t i = htab__get(&t->idx, key(pid, fd));
+
+	return i == UINT32_MAX ? NULL : &t->e[i];
 }
 
 const char *fdtable__get(const struct fdtable *t, uint32_t pid, int fd)
@@ -67,56 +66,61 @@ const char *fdtable__get(const struct fdtable *t, uint32_t pid, int fd)
 	return e ? e->name : NULL;
 }
 
+static struct fdent *add(struct fdtable *t, uint32_t pid, int fd)
+{
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 256;
+		struct fdent *n = realloc(t->e, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->e = n;
+		t->cap = cap;
+	}
+	if (htab__set(&t->idx, key(pid, fd), t->n))
+		return NULL;
+	t->e[t->n] = (struct fdent){ .pid = pid, .fd = fd };
+	return &t->e[t->n++];
+}
+
 int fdtable__set(struct fdtable *t, uint32_t pid, int fd, const char *name)
 {
 	struct fdent *e = find(t, pid, fd);
 	char *copy = strdup(name);
-	unsigned int h;
 
-	if (!copy)
-		return -ENOMEM;
-	if (e) {
-		free(e->name);
-		e->name = copy;
-		return 0;
-	}
-	e = malloc(sizeof(*e));
-	if (!e) {
+	if (copy && !e)
+		e = add(t, pid, fd);
+	if (!copy || !e) {
 		free(copy);
 		return -ENOMEM;
 	}
-	h = bucket(pid, fd);
-	*e = (struct fdent){ .next = t->b[h], .pid = pid, .fd = fd, .name = copy };
-	t->b[h] = e;
+	free(e->name);
+	e->name = copy;
 	return 0;
 }
 
 void fdtable__del(struct fdtable *t, uint32_t pid, int fd)
 {
-	for (struct fdent **p = &t->b[bucket(pid, fd)]; *p; p = &(*p)->next) {
-		struct fdent *e = *p;
+	struct fdent *e = find(t, pid, fd);
 
-		if (e->pid == pid && e->fd == fd) {
-			*p = e->next;
-			free(e->name);
-			free(e);
-			return;
-		}
+	if (e) {
+		free(e->name);
+		e->name = NULL;
 	}
 }
 
 int fdtable__fork(struct fdtable *t, uint32_t parent, uint32_t child)
 {
-	for (unsigned int i = 0; i < NBUCKETS; i++) {
-		for (struct fdent *e = t->b[i]; e; e = e->next) {
-			int err;
+	uint32_t n = t->n;
 
-			if (e->pid != parent)
-				continue;
-			err = fdtable__set(t, child, e->fd, e->name);
-			if (err)
-				return err;
-		}
+	for (uint32_t i = 0; i < n; i++) {
+		int err;
+
+		if (t->e[i].pid != parent || !t->e[i].name)
+			continue;
+		err = fdtable__set(t, child, t->e[i].fd, t->e[i].name);
+		if (err)
+			return err;
 	}
 	return 0;
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 enum log_level log_level = LOG_INFO;
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "record.h"
+#include "lib/record.h"
 
 static size_t pad8(size_t n)
 {

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 
 /* A syscall record with its tails located and bounds-checked. */
 struct sc_view {

@@ -9,8 +9,10 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "syscalls.h"
+#include "lib/syscalls.h"
 
+/* A table, three lines an entry, read down its columns: not for clang-format. */
+/* clang-format off */
 static const struct syscall_info table[] = {
 	{ "open", SYS_open, 3, SC_OPEN, { SA_PATH, SA_OFLAGS, SA_MODE },
 	  { "pathname", "flags", "mode" },
@@ -406,6 +408,7 @@ static const struct syscall_info table[] = {
 	  { "fd", "opcode", "arg", "nr_args" },
 	  { .flags = IOT_SCD_TRACE, .fd_args = 0x1 } },
 };
+/* clang-format on */
 
 #define NTABLE (sizeof(table) / sizeof(table[0]))
 

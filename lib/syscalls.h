@@ -8,7 +8,7 @@
 #define IOTRACE_SYSCALLS_H
 
 #include <stdint.h>
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 
 enum sc_arg {
 	SA_NONE = 0,

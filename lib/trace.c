@@ -19,14 +19,14 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "log.h"
-#include "trace.h"
+#include "lib/log.h"
+#include "lib/trace.h"
 
 /*
- * zstd level of the blocks.  Negative levels trade ratio for speed; on the
- * capture microbenchmark's trace -2 compresses in 70% of level 1's time to the
- * same size, on a find-and-cat trace (paths, opens, stats) in 87% of it to
- * 15% more bytes, both far under 32 bytes an event.
+ * zstd level of the blocks.  Negative levels trade ratio for speed: the
+ * recorder compresses while the traced service runs, so its CPU time counts
+ * more than the file's size, and at -2 a trace still stays well under the
+ * 32 bytes an event the format aims for (docs/BENCHMARKS.md has the figures).
  */
 #define TRACE_ZSTD_LVL	(-2)
 
@@ -113,7 +113,7 @@ err_free:
 	return NULL;
 }
 
-static int writer__compress(struct trace_writer *w, struct trace_block_hdr *bh)
+static int writer_compress(struct trace_writer *w, struct trace_block_hdr *bh)
 {
 	unsigned char *out = w->comp + sizeof(*bh);
 	size_t n = ZSTD_compress2(w->zc, out, w->comp_cap, w->raw, w->used);
@@ -141,7 +141,7 @@ int trace_writer__flush(struct trace_writer *w)
 		return w->err;
 	if (!w->used)
 		return 0;
-	err = writer__compress(w, &bh);
+	err = writer_compress(w, &bh);
 	if (err)
 		goto fail;
 	memcpy(w->comp, &bh, sizeof(bh));
@@ -229,7 +229,7 @@ struct trace_reader {
 	const char *err;
 };
 
-static int reader__check_header(struct trace_reader *r)
+static int reader_check_header(struct trace_reader *r)
 {
 	struct trace_file_hdr fh;
 
@@ -258,7 +258,7 @@ struct trace_reader *trace_reader__open_mem(const void *buf, size_t len, uint32_
 		return NULL;
 	r->base = buf;
 	r->len = len;
-	err = reader__check_header(r);
+	err = reader_check_header(r);
 	if (version_out)
 		*version_out = r->version;
 	if (err) {
@@ -313,7 +313,7 @@ out_close:
 }
 
 /* Ends the stream early; blk is the index of the block at fault. */
-static int reader__stop(struct trace_reader *r, const char *what, uint64_t blk)
+static int reader_stop(struct trace_reader *r, const char *what, uint64_t blk)
 {
 	snprintf(r->errbuf, sizeof(r->errbuf), "%s block %llu at byte %zu", what,
 		 (unsigned long long)blk, r->off);
@@ -329,7 +329,7 @@ static int reader__stop(struct trace_reader *r, const char *what, uint64_t blk)
  * inflated byte: the block's CRC-32 of the compressed bytes, trailer
  * included, was checked before, and the records are checked one by one.
  */
-static int reader__inflate(struct trace_reader *r, const unsigned char *data, uint32_t len,
+static int reader_inflate(struct trace_reader *r, const unsigned char *data, uint32_t len,
 			   uint32_t raw_len)
 {
 	int ret;
@@ -355,18 +355,18 @@ static int reader__inflate(struct trace_reader *r, const unsigned char *data, ui
 
 /* Decompresses one block's bytes into r->raw: 0, or -1 when they do not come
  * out as exactly raw_len bytes. */
-static int reader__decode(struct trace_reader *r, const unsigned char *data, uint32_t len,
+static int reader_decode(struct trace_reader *r, const unsigned char *data, uint32_t len,
 			  uint32_t raw_len)
 {
 	if (!(r->flags & TRACE_F_ZSTD))
-		return reader__inflate(r, data, len, raw_len);
+		return reader_inflate(r, data, len, raw_len);
 	if (!r->zd && !(r->zd = ZSTD_createDCtx()))
 		return -1;
 	return ZSTD_decompressDCtx(r->zd, r->raw, raw_len, data, len) == raw_len ? 0 : -1;
 }
 
 /* Loads the block at r->off; 1 loaded, 0 end of stream (clean or not). */
-static int reader__load_block(struct trace_reader *r)
+static int reader_load_block(struct trace_reader *r)
 {
 	struct trace_block_hdr bh;
 	const unsigned char *data;
@@ -376,28 +376,28 @@ static int reader__load_block(struct trace_reader *r)
 		return 0;
 	}
 	if (r->len - r->off < sizeof(bh))
-		return reader__stop(r, "truncated header of", r->blocks);
+		return reader_stop(r, "truncated header of", r->blocks);
 	memcpy(&bh, r->base + r->off, sizeof(bh));
 	if (bh.magic != TRACE_BLOCK_MAGIC ||
 	    bh.hdr_crc != crc32(0, (const Bytef *)&bh, offsetof(struct trace_block_hdr, hdr_crc)))
-		return reader__stop(r, "corrupt header of", r->blocks);
+		return reader_stop(r, "corrupt header of", r->blocks);
 	if (bh.raw_len > TRACE_BLOCK_MAX || bh.raw_len < sizeof(struct iot_hdr))
-		return reader__stop(r, "corrupt header of", r->blocks);
+		return reader_stop(r, "corrupt header of", r->blocks);
 	if (bh.comp_len > r->len - r->off - sizeof(bh))
-		return reader__stop(r, "truncated", r->blocks);
+		return reader_stop(r, "truncated", r->blocks);
 	data = r->base + r->off + sizeof(bh);
 	if (bh.crc != crc32(0, data, bh.comp_len))
-		return reader__stop(r, "checksum mismatch in", r->blocks);
+		return reader_stop(r, "checksum mismatch in", r->blocks);
 	if (bh.raw_len > r->raw_cap) {
 		unsigned char *p = realloc(r->raw, bh.raw_len);
 
 		if (!p)
-			return reader__stop(r, "out of memory for", r->blocks);
+			return reader_stop(r, "out of memory for", r->blocks);
 		r->raw = p;
 		r->raw_cap = bh.raw_len;
 	}
-	if (reader__decode(r, data, bh.comp_len, bh.raw_len))
-		return reader__stop(r, "undecodable", r->blocks);
+	if (reader_decode(r, data, bh.comp_len, bh.raw_len))
+		return reader_stop(r, "undecodable", r->blocks);
 	r->off += sizeof(bh) + bh.comp_len;
 	r->raw_len = bh.raw_len;
 	r->raw_off = 0;
@@ -414,8 +414,8 @@ int trace_reader__next(struct trace_reader *r, const struct iot_hdr **rec)
 
 	while (!r->done && r->raw_off == r->raw_len) {
 		if (r->raw_len && r->nread != r->nrec)
-			return reader__stop(r, "record count mismatch in", r->blocks - 1);
-		if (!reader__load_block(r))
+			return reader_stop(r, "record count mismatch in", r->blocks - 1);
+		if (!reader_load_block(r))
 			return 0;
 	}
 	if (r->done)
@@ -423,7 +423,7 @@ int trace_reader__next(struct trace_reader *r, const struct iot_hdr **rec)
 	left = r->raw_len - r->raw_off;
 	h = (const struct iot_hdr *)(r->raw + r->raw_off);
 	if (left < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 || h->size > left) {
-		return reader__stop(r, "corrupt record in", r->blocks - 1);
+		return reader_stop(r, "corrupt record in", r->blocks - 1);
 	}
 	r->raw_off += h->size;
 	r->nread++;
@@ -439,11 +439,6 @@ const char *trace_reader__error(const struct trace_reader *r)
 uint32_t trace_reader__version(const struct trace_reader *r)
 {
 	return r->version;
-}
-
-uint64_t trace_reader__blocks(const struct trace_reader *r)
-{
-	return r->blocks;
 }
 
 void trace_reader__free(struct trace_reader *r)

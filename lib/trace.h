@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 
 #define TRACE_MAGIC		"IOTRACE\0"
 #define TRACE_BLOCK_MAGIC	0x424f4949u	/* "IIOB" little-endian */
@@ -92,8 +92,6 @@ int trace_reader__next(struct trace_reader *r, const struct iot_hdr **rec);
  * e.g. "truncated block 7 at byte 123456". */
 const char *trace_reader__error(const struct trace_reader *r);
 uint32_t trace_reader__version(const struct trace_reader *r);
-/* Blocks read so far and bytes of the file. */
-uint64_t trace_reader__blocks(const struct trace_reader *r);
 void trace_reader__free(struct trace_reader *r);
 /* trace_reader__open() that logs why a file cannot be read, for commands. */
 struct trace_reader *trace_open_or_explain(const char *path);

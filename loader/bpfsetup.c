@@ -13,11 +13,11 @@
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 
-#include "bpfsetup.h"
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 #include "iotrace.skel.h"
-#include "log.h"
-#include "syscalls.h"
+#include "lib/log.h"
+#include "lib/syscalls.h"
+#include "loader/bpfsetup.h"
 
 struct capture {
 	struct iotrace_bpf *skel;

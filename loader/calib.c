@@ -18,15 +18,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bpfsetup.h"
-#include "calib.h"
-#include "log.h"
+#include "lib/log.h"
+#include "lib/stats.h"
+#include "loader/bpfsetup.h"
+#include "loader/calib.h"
 
 #define CALIB_CALLS	2000
 
 /* Says it is ready, then waits for the go without a traced call (none may
  * be in progress when it enters the filter), makes the calls and leaves. */
-static void calib__child(int *flag)
+static void calib_child(int *flag)
 {
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	char b;
@@ -62,7 +63,7 @@ int calib__run(struct calib *k, struct capture *cap)
 		goto out_unmap;
 	}
 	if (!pid)
-		calib__child(flag);
+		calib_child(flag);
 	while (!__atomic_load_n(&flag[0], __ATOMIC_ACQUIRE))
 		sched_yield();
 	k->pid = pid;
@@ -87,13 +88,6 @@ bool calib__take(struct calib *k, const struct iot_hdr *h)
 	return true;
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 uint32_t calib__floor_ns(struct calib *k)
 {
 	uint64_t m;
@@ -101,7 +95,7 @@ uint32_t calib__floor_ns(struct calib *k)
 	/* too few calls seen to trust a median: no correction */
 	if (k->n < CALIB_CALLS / 2)
 		return 0;
-	qsort(k->cpu, k->n, sizeof(*k->cpu), u64_cmp);
+	stats__sort(k->cpu, k->n);
 	m = k->cpu[k->n / 2];
 	return m > UINT32_MAX ? 0 : m;
 }

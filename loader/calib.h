@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "iotrace_abi.h"
+#include "include/iotrace_abi.h"
 
 struct capture;
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "pidset.h"
+#include "loader/pidset.h"
 
 bool pidset__has(const struct pidset *s, pid_t pid)
 {

@@ -16,10 +16,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "pidset.h"
-#include "procsnap.h"
-#include "record.h"
-#include "trace.h"
+#include "lib/record.h"
+#include "lib/trace.h"
+#include "loader/pidset.h"
+#include "loader/procsnap.h"
 
 #define SNAP_BUF 8192
 

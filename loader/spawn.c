@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include "loader/spawn.h"
 
 static void child(int err_fd, char **argv)
 {

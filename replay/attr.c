@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
-static int64_t attr__on_fd(const struct rp_op *op, int fd, bool opath)
+static int64_t attr_on_fd(const struct rp_op *op, int fd, bool opath)
 {
 	char self[64];
 
@@ -40,13 +40,13 @@ int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul)
 			*emul = true;
 			return op->ret;
 		}
-		return fd < 0 ? fd__missing(op, fd) : attr__on_fd(op, fd, false);
+		return fd < 0 ? fd__missing(op, fd) : attr_on_fd(op, fd, false);
 	}
 	/* a symlink's own mode cannot change: lchmod-style calls fail as on Linux */
-	fd = sb__open(op->root, op->path, O_PATH | (op->a[3] ? O_NOFOLLOW : 0), 0);
+	fd = sandbox__open_in(op->root, op->path, O_PATH | (op->a[3] ? O_NOFOLLOW : 0), 0);
 	if (fd < 0)
 		return fd;
-	r = attr__on_fd(op, fd, true);
+	r = attr_on_fd(op, fd, true);
 	close(fd);
 	return r;
 }

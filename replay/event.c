@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "replay.h"
-#include "rp_event.h"
+#include "replay/load.h"
+#include "replay/replay.h"
 
 struct kind_name {
 	const char *name;
@@ -148,13 +148,6 @@ static int64_t arg_int(json_t *args, const char *key, int64_t def)
 	return json_is_integer(v) ? json_integer_value(v) : def;
 }
 
-json_t *event__fd_obj(json_t *ev, const char *key)
-{
-	json_t *v = json_object_get(json_object_get(ev, "args"), key);
-
-	return json_is_object(v) ? v : NULL;
-}
-
 /* An fd argument: {"fd":N,...}, a bare number, or "AT_FDCWD". */
 static int32_t arg_fd(json_t *args, const char *key)
 {
@@ -199,7 +192,7 @@ static bool fd_is_stream(json_t *a)
 	return type && (!strcmp(type, "socket") || !strcmp(type, "fifo") || !strcmp(type, "chr"));
 }
 
-static void ev__fd_io(struct rp_op *op, json_t *a)
+static void ev_fd_io(struct rp_op *op, json_t *a)
 {
 	op->fd = arg_fd(a, "fd");
 	op->a[0] = arg_int(a, "count", arg_int(a, "length", 0));
@@ -214,7 +207,7 @@ static void ev__fd_io(struct rp_op *op, json_t *a)
 }
 
 /* readv and friends record no iovec: replay the bytes the call moved. */
-static void ev__vec_io(struct rp_op *op, json_t *a)
+static void ev_vec_io(struct rp_op *op, json_t *a)
 {
 	op->fd = arg_fd(a, "fd");
 	op->stream = fd_is_stream(a);
@@ -223,7 +216,7 @@ static void ev__vec_io(struct rp_op *op, json_t *a)
 	op->a[2] = arg_int(a, "flags", 0);
 }
 
-static void ev__open(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
+static void ev_open(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
 {
 	op->path = arg_path(p, op, ev, "pathname");
 	op->a[0] = arg_int(a, "flags", 0);
@@ -233,7 +226,7 @@ static void ev__open(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a,
 }
 
 /* newfstatat/statx with AT_EMPTY_PATH and "" are fstat on dirfd. */
-static void ev__stat(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
+static void ev_stat(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
 {
 	const char *s = json_string_value(json_object_get(a, "pathname"));
 	int64_t fl = arg_int(a, "flags", 0);
@@ -249,7 +242,7 @@ static void ev__stat(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a,
 		op->a[0] = AT_SYMLINK_NOFOLLOW;
 }
 
-static void ev__names(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
+static void ev_names(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
 {
 	switch (op->kind) {
 	case RK_MKDIR:
@@ -281,12 +274,12 @@ static void ev__names(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a
 		op->path = arg_path(p, op, ev, "pathname");
 		op->a[0] = arg_int(a, "bufsiz", 4096);
 		break;
-	case RK_STAT: ev__stat(p, op, ev, a, call); break;
-	default: ev__open(p, op, ev, a, call); break;
+	case RK_STAT: ev_stat(p, op, ev, a, call); break;
+	default: ev_open(p, op, ev, a, call); break;
 	}
 }
 
-static void ev__fcntl(struct rp_op *op, json_t *a)
+static void ev_fcntl(struct rp_op *op, json_t *a)
 {
 	int64_t cmd = arg_int(a, "cmd", -1), arg = arg_int(a, "arg", 0);
 
@@ -301,12 +294,12 @@ static void ev__fcntl(struct rp_op *op, json_t *a)
 		op->kind = RK_SKIP; /* locks, leases, pipe sizes: not yet */
 }
 
-static void ev__fds(struct rp_op *op, json_t *a, const char *call)
+static void ev_fds(struct rp_op *op, json_t *a, const char *call)
 {
 	switch (op->kind) {
 	case RK_DUP:
 		if (!strcmp(call, "fcntl")) {
-			ev__fcntl(op, a);
+			ev_fcntl(op, a);
 			return;
 		}
 		op->fd = arg_fd(a, "oldfd");
@@ -331,7 +324,7 @@ static void ev__fds(struct rp_op *op, json_t *a, const char *call)
 	}
 }
 
-static void ev__mem(struct rp_op *op, json_t *a)
+static void ev_mem(struct rp_op *op, json_t *a)
 {
 	op->a[0] = arg_int(a, "length", 0);
 	if (op->kind == RK_MMAP) {
@@ -348,7 +341,7 @@ static void ev__mem(struct rp_op *op, json_t *a)
 	op->a[3] = arg_int(a, "addr", 0);
 }
 
-static void ev__fdcalls(struct rp_op *op, json_t *a)
+static void ev_fdcalls(struct rp_op *op, json_t *a)
 {
 	op->fd = arg_fd(a, "fd");
 	switch (op->kind) {
@@ -373,7 +366,7 @@ static void ev__fdcalls(struct rp_op *op, json_t *a)
 }
 
 /* Sockets: ports as the kernel reported them after the call ("sock"). */
-static void ev__sock(struct rp_op *op, json_t *ev, json_t *a, const char *call)
+static void ev_sock(struct rp_op *op, json_t *ev, json_t *a, const char *call)
 {
 	json_t *so = json_object_get(ev, "sock");
 	int64_t lport = json_integer_value(json_object_get(so, "lport"));
@@ -410,7 +403,7 @@ static void ev__sock(struct rp_op *op, json_t *ev, json_t *a, const char *call)
 }
 
 /* Metadata changes; utimensat's times are not recorded: "now" is used. */
-static void ev__attr(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
+static void ev_attr(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
 {
 	int64_t fl = arg_int(a, "flags", 0);
 
@@ -431,7 +424,7 @@ static void ev__attr(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a,
 	op->path = arg_path(p, op, ev, json_object_get(a, "path") ? "path" : "pathname");
 }
 
-static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char *call)
+static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char *call)
 {
 	json_t *a = json_object_get(ev, "args");
 
@@ -440,7 +433,7 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	case RK_WRITE:
 	case RK_PREAD:
 	case RK_PWRITE:
-	case RK_GETDENTS: ev__fd_io(op, a); break;
+	case RK_GETDENTS: ev_fd_io(op, a); break;
 	case RK_WAIT:
 		op->a[0] = arg_int(a, "futex_op", -1);
 		op->a[1] = arg_int(a, "val", 0);
@@ -448,7 +441,7 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	case RK_READV:
 	case RK_WRITEV:
 	case RK_PREADV:
-	case RK_PWRITEV: ev__vec_io(op, a); break;
+	case RK_PWRITEV: ev_vec_io(op, a); break;
 	case RK_OPEN:
 	case RK_MKDIR:
 	case RK_UNLINK:
@@ -458,16 +451,16 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	case RK_TRUNCATE:
 	case RK_ACCESS:
 	case RK_READLINK:
-	case RK_STAT: ev__names(p, op, ev, a, call); break;
+	case RK_STAT: ev_names(p, op, ev, a, call); break;
 	case RK_DUP:
 	case RK_DUP2:
 	case RK_PIPE:
 	case RK_EVENTFD:
-	case RK_SOCKETPAIR: ev__fds(op, a, call); break;
+	case RK_SOCKETPAIR: ev_fds(op, a, call); break;
 	case RK_MMAP:
 	case RK_MUNMAP:
-	case RK_MSYNC: ev__mem(op, a); break;
-	case RK_ATTR: ev__attr(p, op, ev, a, call); break;
+	case RK_MSYNC: ev_mem(op, a); break;
+	case RK_ATTR: ev_attr(p, op, ev, a, call); break;
 	case RK_CLOSE_RANGE:
 		op->a[0] = arg_int(a, "first", 0);
 		op->a[1] = arg_int(a, "last", 0);
@@ -480,7 +473,7 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	case RK_ACCEPT:
 	case RK_SEND:
 	case RK_RECV:
-	case RK_SHUTDOWN: ev__sock(op, ev, a, call); break;
+	case RK_SHUTDOWN: ev_sock(op, ev, a, call); break;
 	case RK_CLOSE:
 	case RK_FSTAT:
 	case RK_FSYNC:
@@ -490,13 +483,13 @@ static void ev__args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char
 	case RK_SYNC_RANGE:
 	case RK_FTRUNCATE:
 	case RK_FALLOCATE:
-	case RK_FADVISE: ev__fdcalls(op, a); break;
+	case RK_FADVISE: ev_fdcalls(op, a); break;
 	default: break;
 	}
 }
 
-/* Recorded deps are kept as ids here; plan__compile turns them into indexes. */
-static const char *ev__deps(struct rp_op *op, json_t *ev)
+/* Recorded deps are kept as ids here; compile__plan turns them into indexes. */
+static const char *ev_deps(struct rp_op *op, json_t *ev)
 {
 	json_t *d = json_object_get(ev, "deps"), *o;
 	size_t i;
@@ -522,7 +515,7 @@ static const char *ev__deps(struct rp_op *op, json_t *ev)
 	return NULL;
 }
 
-static const char *ev__times(struct rp_op *op, json_t *ev)
+static const char *ev_times(struct rp_op *op, json_t *ev)
 {
 	json_t *ret = json_object_get(ev, "ret"), *ts = json_object_get(ev, "ts");
 	json_t *id = json_object_get(ev, "id");
@@ -541,7 +534,7 @@ static const char *ev__times(struct rp_op *op, json_t *ev)
 }
 
 /* "pages": mmap I/O before the call (docs/annotated-format.md). */
-static const char *ev__pages(struct rp_op *op, json_t *ev)
+static const char *ev_pages(struct rp_op *op, json_t *ev)
 {
 	json_t *pages = json_object_get(ev, "pages"), *pg;
 	size_t i;
@@ -568,8 +561,8 @@ static const char *ev__pages(struct rp_op *op, json_t *ev)
 	return NULL;
 }
 
-/* The (dev, ino) of a file mmap, for plan__mmaps() to match touches. */
-static const char *ev__mapfile(struct rp_plan *p, struct rp_op *op, json_t *ev)
+/* The (dev, ino) of a file mmap, for graph__mmaps() to match touches. */
+static const char *ev_mapfile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 {
 	json_t *fd = json_object_get(json_object_get(ev, "args"), "fd");
 	struct rp_mapfile *v;
@@ -597,7 +590,7 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 		return "no \"call\", \"pid\" or \"tid\"";
 	if (!json_is_object(json_object_get(ev, "args")))
 		return "no \"args\" object";
-	why = ev__times(op, ev);
+	why = ev_times(op, ev);
 	if (why)
 		return why;
 	t = plan__thread(p, json_integer_value(tid), json_integer_value(pid));
@@ -610,9 +603,9 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	/* a call in progress at the attach has no arguments to replay */
 	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT)
 		op->kind = RK_SKIP;
-	ev__args(p, op, ev, call);
-	why = ev__pages(op, ev);
+	ev_args(p, op, ev, call);
+	why = ev_pages(op, ev);
 	if (!why)
-		why = ev__mapfile(p, op, ev);
-	return why ? why : ev__deps(op, ev);
+		why = ev_mapfile(p, op, ev);
+	return why ? why : ev_deps(op, ev);
 }

@@ -25,9 +25,9 @@
 #include <x86intrin.h>
 #endif
 
-#include "log.h"
-#include "replay.h"
-#include "rp_exec.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 #define SPIN_NS 20000		/* spin on a dep this long before sleeping, CPUs to spare */
 #define SPIN_MIN 64		/* pause iterations before a futex in any case */
@@ -40,10 +40,10 @@
 static struct exec {
 	struct rp_plan *p;
 	const struct rp_opts *o;
-	uint64_t t0;	  /* replay start, exec__clock() */
-	uint64_t ns0;	  /* replay start, rp__now() */
-	double tick_ns;	  /* ns per exec__clock() tick */
-	bool tsc;	  /* exec__clock() reads the TSC */
+	uint64_t t0;	  /* replay start, exec_clock() */
+	uint64_t ns0;	  /* replay start, exec__now() */
+	double tick_ns;	  /* ns per exec_clock() tick */
+	bool tsc;	  /* exec_clock() reads the TSC */
 	uint64_t ovh0;	  /* replayer's cost from a compute spin to the issue, first guess */
 	uint64_t spin_ns; /* spin on a dep this long before sleeping */
 	double speed;
@@ -60,12 +60,12 @@ static struct exec {
  * first proceed in this replay.  Lag is the actual issue minus that.
  */
 struct rp_clock {
-	uint64_t end;	    /* end of the thread's previous call, exec__clock() */
+	uint64_t end;	    /* end of the thread's previous call, exec_clock() */
 	uint64_t ovh;	    /* measured cost from the end of a compute spin to the issue */
 	uint64_t oversleep; /* how late timed sleeps wake: wake this early, then spin */
 };
 
-uint64_t rp__now(void)
+uint64_t exec__now(void)
 {
 	struct timespec ts;
 
@@ -78,25 +78,25 @@ uint64_t rp__now(void)
  * a call: there it is the TSC, where the kernel keeps its own time with the
  * TSC, at under half the cost of clock_gettime (a tenth of the per-call
  * overhead on cached preads); exec__run turns ticks into ns against
- * rp__now() read at the start and the end of the replay.
+ * exec__now() read at the start and the end of the replay.
  */
-static inline uint64_t exec__clock(void)
+static inline uint64_t exec_clock(void)
 {
 #if defined(__x86_64__)
 	if (ex.tsc)
 		return __rdtsc();
 #endif
-	return rp__now();
+	return exec__now();
 }
 
-/* A duration or a time since ex.t0, in exec__clock() ticks, in ns. */
-static uint64_t exec__ns(uint64_t ticks)
+/* A duration or a time since ex.t0, in exec_clock() ticks, in ns. */
+static uint64_t exec_ns(uint64_t ticks)
 {
 	return ex.tsc ? (uint64_t)(ticks * ex.tick_ns + 0.5) : ticks;
 }
 
 /* The TSC runs at one rate on all CPUs where the kernel keeps time with it. */
-static bool exec__tsc_ok(void)
+static bool exec_tsc_ok(void)
 {
 #if defined(__x86_64__)
 	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
@@ -125,7 +125,7 @@ static uint64_t spin_until(uint64_t t)
 {
 	uint64_t now;
 
-	while ((now = rp__now()) < t)
+	while ((now = exec__now()) < t)
 		cpu_relax();
 	return now;
 }
@@ -143,9 +143,9 @@ static uint64_t spin_until(uint64_t t)
  */
 static uint64_t spin_oncpu(uint64_t t, uint64_t *off)
 {
-	uint64_t prev = rp__now(), now;
+	uint64_t prev = exec__now(), now;
 
-	while ((now = rp__now()) < t) {
+	while ((now = exec__now()) < t) {
 		if (now - prev > OFFCPU_GAP_NS) {
 			t += now - prev;
 			*off += now - prev;
@@ -159,17 +159,17 @@ static uint64_t spin_oncpu(uint64_t t, uint64_t *off)
 /* Spinning first: a futex wakeup costs tens of us, more on a busy VM.  But a
  * spinning waiter takes a CPU from the thread it waits for when there are
  * more replay threads than CPUs: then spin only SPIN_MIN pauses. */
-static bool dep__may_spin(uint64_t *spin_end)
+static bool dep_may_spin(uint64_t *spin_end)
 {
 	if (!ex.spin_ns)
 		return false;
 	if (!*spin_end)
-		*spin_end = rp__now() + ex.spin_ns;
-	return rp__now() < *spin_end;
+		*spin_end = exec__now() + ex.spin_ns;
+	return exec__now() < *spin_end;
 }
 
 /* Waits until the word reaches NEED (RS_STARTED or RS_DONE). */
-static void dep__wait(_Atomic uint32_t *w, uint32_t need)
+static void dep_wait(_Atomic uint32_t *w, uint32_t need)
 {
 	uint64_t spin_end = 0;
 	uint32_t v;
@@ -178,7 +178,7 @@ static void dep__wait(_Atomic uint32_t *w, uint32_t need)
 		v = atomic_load_explicit(w, memory_order_acquire);
 		if ((v & RS_MASK) >= need)
 			return;
-		if (i < SPIN_MIN || ((i & 63) && ex.spin_ns) || dep__may_spin(&spin_end)) {
+		if (i < SPIN_MIN || ((i & 63) && ex.spin_ns) || dep_may_spin(&spin_end)) {
 			cpu_relax();
 			continue;
 		}
@@ -188,9 +188,9 @@ static void dep__wait(_Atomic uint32_t *w, uint32_t need)
 	}
 }
 
-/* dep__wait, until UNTIL on the replay clock at the latest: whether the word
+/* dep_wait, until UNTIL on the replay clock at the latest: whether the word
  * reached NEED. */
-static bool dep__wait_until(_Atomic uint32_t *w, uint32_t need, uint64_t until)
+static bool dep_wait_until(_Atomic uint32_t *w, uint32_t need, uint64_t until)
 {
 	struct timespec ts = { .tv_sec = until / 1000000000ull, .tv_nsec = until % 1000000000ull };
 	uint32_t v;
@@ -199,17 +199,17 @@ static bool dep__wait_until(_Atomic uint32_t *w, uint32_t need, uint64_t until)
 		v = atomic_load_explicit(w, memory_order_acquire);
 		if ((v & RS_MASK) >= need)
 			return true;
-		if (rp__now() >= until)
+		if (exec__now() >= until)
 			return false;
 		if (!(v & RS_WAITERS) && !atomic_compare_exchange_weak(w, &v, v | RS_WAITERS))
 			continue;
-		/* an absolute CLOCK_MONOTONIC timeout, as rp__now() */
+		/* an absolute CLOCK_MONOTONIC timeout, as exec__now() */
 		syscall(SYS_futex, w, FUTEX_WAIT_BITSET_PRIVATE, v | RS_WAITERS, &ts, NULL,
 			FUTEX_BITSET_MATCH_ANY);
 	}
 }
 
-static void dep__set(_Atomic uint32_t *w, uint32_t st)
+static void dep_set(_Atomic uint32_t *w, uint32_t st)
 {
 	uint32_t old = atomic_exchange_explicit(w, st, memory_order_acq_rel);
 
@@ -220,7 +220,7 @@ static void dep__set(_Atomic uint32_t *w, uint32_t st)
 /* Waits for the op's deps; returns when the last of them ended (or, for a
  * start-only dep, started), on the replay clock.  The arrivals a broadcast
  * wake counts (rdv_left) are not waited for here. */
-static uint64_t exec__wait_deps(struct rp_plan *p, const struct rp_op *op)
+static uint64_t exec_wait_deps(struct rp_plan *p, const struct rp_op *op)
 {
 	uint32_t self = op - p->ops;
 	uint64_t last = 0;
@@ -232,7 +232,7 @@ static uint64_t exec__wait_deps(struct rp_plan *p, const struct rp_op *op)
 
 		if (d & RP_DEP_START && dep->rdv_wake == self)
 			continue;
-		dep__wait((_Atomic uint32_t *)&dep->state, d & RP_DEP_START ? RS_STARTED : RS_DONE);
+		dep_wait((_Atomic uint32_t *)&dep->state, d & RP_DEP_START ? RS_STARTED : RS_DONE);
 		/* written before the state word was released */
 		if (!(d & RP_DEP_START))
 			t = dep->t_end;
@@ -253,9 +253,9 @@ static void sleep_until(uint64_t t)
 
 /* Sleeps to just before T and spins the rest; learns how late sleeps wake,
  * so the spin stays short and the call after it is not late. */
-static uint64_t exec__wait_until(struct rp_clock *c, uint64_t t)
+static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t)
 {
-	uint64_t now = rp__now(), aim, late;
+	uint64_t now = exec__now(), aim, late;
 	bool long_wait = t > now + PACING_NS;
 
 	if (t <= now)
@@ -265,7 +265,7 @@ static uint64_t exec__wait_until(struct rp_clock *c, uint64_t t)
 	if (t > now + c->oversleep + 10000) {
 		aim = t - c->oversleep;
 		sleep_until(aim);
-		now = rp__now();
+		now = exec__now();
 		late = now > aim ? now - aim : 0;
 		if (late > OVERSLEEP_MAX)
 			late = OVERSLEEP_MAX;
@@ -281,7 +281,7 @@ static uint64_t exec__wait_until(struct rp_clock *c, uint64_t t)
  * call, less the replayer's own cost to get from here to the issue; on-CPU
  * time, as recorded (spin_oncpu).  Returns when the compute ends: the call's
  * intended issue time, if no dep is later. */
-static uint64_t exec__compute(struct rp_thread *t, const struct rp_op *op, struct rp_clock *c,
+static uint64_t exec_compute(struct rp_thread *t, const struct rp_op *op, struct rp_clock *c,
 			      uint64_t *spun)
 {
 	uint64_t want = c->end + (uint64_t)(op->compute / ex.speed), now, off = 0;
@@ -320,7 +320,7 @@ static bool touch_page(char *addr, bool write)
 }
 
 /* mmap I/O the application did before this call. */
-static void exec__touch(struct rp_plan *p, struct rp_thread *t, const struct rp_op *op)
+static void exec_touch(struct rp_plan *p, struct rp_thread *t, const struct rp_op *op)
 {
 	for (uint32_t k = 0; k < op->ntouch; k++) {
 		const struct rp_touch *tc = &op->touch[k];
@@ -336,36 +336,36 @@ static void exec__touch(struct rp_plan *p, struct rp_thread *t, const struct rp_
 }
 
 /* A held wait that timed out in the trace: until UNTIL, or until the deps
- * of CUT, the thread's next wait, are done (plan__cuts). */
-static uint64_t exec__hold_cut(struct rp_plan *p, const struct rp_op *cut, uint64_t until)
+ * of CUT, the thread's next wait, are done (plan_cuts). */
+static uint64_t exec_hold_cut(struct rp_plan *p, const struct rp_op *cut, uint64_t until)
 {
 	atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
 	for (uint32_t k = 0; k < cut->ndeps; k++) {
 		uint32_t d = cut->deps[k];
 		_Atomic uint32_t *w = (_Atomic uint32_t *)&p->ops[d & ~RP_DEP_START].state;
 
-		if (!dep__wait_until(w, d & RP_DEP_START ? RS_STARTED : RS_DONE, until))
+		if (!dep_wait_until(w, d & RP_DEP_START ? RS_STARTED : RS_DONE, until))
 			break;
 	}
 	atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
-	return rp__now();
+	return exec__now();
 }
 
 /* The call's own time, in natural timing: a timed sleep, and a wait the
- * trace cannot explain (plan__holds), last at least their recorded duration
+ * trace cannot explain (plan_holds), last at least their recorded duration
  * from the intended issue. */
-static void exec__hold(struct rp_plan *p, struct rp_thread *t, const struct rp_op *op,
+static void exec_hold(struct rp_plan *p, struct rp_thread *t, const struct rp_op *op,
 		       struct rp_clock *c, uint64_t want)
 {
 	uint64_t start, until = want + (uint64_t)(op->dur / ex.speed);
 
 	if (op->kind != RK_SLEEP && !op->hold)
 		return;
-	start = rp__now();
+	start = exec__now();
 	if (until > start) {
 		uint64_t now = op->kind == RK_WAIT && op->a[3] >= 0 ?
-				       exec__hold_cut(p, &p->ops[op->a[3]], until) :
-				       exec__wait_until(c, until);
+				       exec_hold_cut(p, &p->ops[op->a[3]], until) :
+				       exec_wait_until(c, until);
 
 		if (op->kind == RK_SLEEP)
 			t->sleep += now - start;
@@ -375,33 +375,33 @@ static void exec__hold(struct rp_plan *p, struct rp_thread *t, const struct rp_o
 }
 
 /* A barrier's waiter arrives at time NOW: if it is the last, it releases
- * the wake X on the waker's behalf (plan__rendezvous_counts). */
-static void rdv__arrive(struct rp_op *x, uint64_t now)
+ * the wake X on the waker's behalf (plan_rendezvous_counts). */
+static void rdv_arrive(struct rp_op *x, uint64_t now)
 {
 	if (atomic_fetch_sub_explicit(&x->rdv_left, 1, memory_order_acq_rel) != 1)
 		return;
 	x->t_issue = now;
 	x->t_end = now;
-	dep__set(&x->state, RS_DONE);
+	dep_set(&x->state, RS_DONE);
 }
 
 /* The thread of a broadcast wake that a later arrival released: it waits
  * for that, as the application's early arriver slept in the barrier, and
  * makes no call. */
-static void exec__released(struct rp_plan *p, struct rp_thread *t, struct rp_op *op,
+static void exec_released(struct rp_plan *p, struct rp_thread *t, struct rp_op *op,
 			   struct rp_clock *c, uint64_t spun)
 {
 	uint64_t now;
 
-	dep__wait(&op->state, RS_DONE);
-	now = exec__clock();
+	dep_wait(&op->state, RS_DONE);
+	now = exec_clock();
 	t->wait += now - (spun ? spun : c->end);
 	op->got = op->ret;
-	exec__account(p, t, op, true);
+	watch__account(p, t, op, true);
 	c->end = now;
 }
 
-static void exec__lag(struct rp_thread *t, const struct rp_op *op, uint64_t want)
+static void exec_lag(struct rp_thread *t, const struct rp_op *op, uint64_t want)
 {
 	t->lag[t->nlag++] = op->t_issue > want ? op->t_issue - want : 0;
 }
@@ -416,18 +416,18 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 	bool emul, waited = op->ntouch;
 
 	if (op->ntouch)
-		exec__touch(p, t, op);
+		exec_touch(p, t, op);
 	if (ex.natural)
-		want = exec__compute(t, op, c, &spun);
-	/* a barrier's wait: its wake may go now (plan__rendezvous) */
+		want = exec_compute(t, op, c, &spun);
+	/* a barrier's wait: its wake may go now (plan_rendezvous) */
 	if (op->arrive_waited) {
-		op->t_arrive = exec__clock();
-		dep__set(&op->state, RS_STARTED);
+		op->t_arrive = exec_clock();
+		dep_set(&op->state, RS_STARTED);
 		if (op->rdv_wake != RP_NONE)
-			rdv__arrive(&p->ops[op->rdv_wake], op->t_arrive);
+			rdv_arrive(&p->ops[op->rdv_wake], op->t_arrive);
 	}
 	if (op->ndeps && ex.o->order != RO_SINGLE) {
-		uint64_t d = exec__wait_deps(p, op);
+		uint64_t d = exec_wait_deps(p, op);
 
 		if (d > want)
 			want = d;
@@ -435,13 +435,13 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 	}
 	/* a broadcast wake that another thread reached the barrier after */
 	if (op->rdv_n && atomic_fetch_sub_explicit(&op->rdv_left, 1, memory_order_acq_rel) != 1) {
-		exec__released(p, t, op, c, spun);
+		exec_released(p, t, op, c, spun);
 		return;
 	}
 	/* --afap: a call that waited for nothing is issued at the end of the
 	 * thread's previous one, give or take the bookkeeping: one clock read
 	 * per call instead of two */
-	op->t_issue = waited || ex.natural ? exec__clock() : c->end;
+	op->t_issue = waited || ex.natural ? exec_clock() : c->end;
 	t->wait += op->t_issue - (spun ? spun : c->end);
 	if (spun && !op->ndeps) {
 		uint64_t d = op->t_issue - spun;
@@ -449,27 +449,27 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 		c->ovh = (c->ovh * 15 + (d < OVH_MAX ? d : OVH_MAX)) / 16;
 	}
 	if (op->start_waited)
-		dep__set(&op->state, RS_STARTED);
+		dep_set(&op->state, RS_STARTED);
 	atomic_store_explicit(&t->incall, 1, memory_order_relaxed);
 	op->got = op__issue(p, t, op, &emul);
 	if (ex.natural)
-		exec__hold(p, t, op, c, want);
-	t1 = exec__clock();
+		exec_hold(p, t, op, c, want);
+	t1 = exec_clock();
 	op->t_end = t1;
 	if (op->waited)
-		dep__set(&op->state, RS_DONE);
+		dep_set(&op->state, RS_DONE);
 	else
 		atomic_store_explicit(&op->state, RS_DONE, memory_order_relaxed);
 	atomic_store_explicit(&t->incall, 0, memory_order_relaxed);
 	t->busy += t1 - op->t_issue;
-	exec__account(p, t, op, emul);
+	watch__account(p, t, op, emul);
 	if (ex.natural && op__is_io(op->kind) && op->got != RP_SKIPPED)
-		exec__lag(t, op, want);
+		exec_lag(t, op, want);
 	c->end = t1;
 }
 
 /* The last thread out wakes the watcher and fixes the replay's end. */
-static void exec__finish(uint64_t end)
+static void exec_finish(uint64_t end)
 {
 	uint64_t cur = atomic_load(&ex.end);
 
@@ -481,7 +481,7 @@ static void exec__finish(uint64_t end)
 
 /* CPU time of the calling replay thread: what the replay cost, whoever else
  * ran on the machine meanwhile. */
-static uint64_t exec__cpu(void)
+static uint64_t exec_cpu(void)
 {
 	struct timespec ts;
 
@@ -489,7 +489,7 @@ static uint64_t exec__cpu(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void exec__clock_init(struct rp_clock *c)
+static void exec_clock_init(struct rp_clock *c)
 {
 	c->end = ex.t0;
 	c->ovh = ex.ovh0;
@@ -501,50 +501,50 @@ static void exec__clock_init(struct rp_clock *c)
  * hardware prefetcher misses them, and each call waited on three or four
  * cache misses for its op.  Fetch the next op's lines during this call.
  */
-static inline void op__prefetch(const struct rp_op *op)
+static inline void op_prefetch(const struct rp_op *op)
 {
 	for (size_t off = 0; off < offsetof(struct rp_op, state); off += 64)
 		__builtin_prefetch((const char *)op + off, 0);
 	__builtin_prefetch(&op->state, 1);
 }
 
-static void *exec__thread(void *arg)
+static void *exec_thread(void *arg)
 {
 	struct rp_thread *t = arg;
 	struct rp_plan *p = ex.p;
 	struct rp_clock c;
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	exec__clock_init(&c);
+	exec_clock_init(&c);
 	if (!ex.natural)
-		c.end = exec__clock(); /* --afap: the first call's issue time */
+		c.end = exec_clock(); /* --afap: the first call's issue time */
 	/* a thread's compute before its first call counts from its creation */
 	if (t->gate != RP_NONE && t->nops) {
 		const struct rp_op *g = &p->ops[t->gate];
 
-		dep__wait((_Atomic uint32_t *)&g->state, RS_DONE);
+		dep_wait((_Atomic uint32_t *)&g->state, RS_DONE);
 		c.end = g->t_end > c.end ? g->t_end : c.end;
 	}
 	for (uint32_t i = 0; i < t->nops; i++) {
 		atomic_store_explicit(&t->cur, i, memory_order_relaxed);
 		if (i + 1 < t->nops)
-			op__prefetch(&p->ops[t->ops[i + 1]]);
+			op_prefetch(&p->ops[t->ops[i + 1]]);
 		exec__one(p, t, &p->ops[t->ops[i]], &c);
 	}
 	atomic_store_explicit(&t->cur, t->nops, memory_order_relaxed);
-	t->cpu = exec__cpu();
-	exec__finish(c.end);
+	t->cpu = exec_cpu();
+	exec_finish(c.end);
 	return NULL;
 }
 
 /* --order single: every op, in trace order, on this one thread. */
-static void *exec__single(void *arg)
+static void *exec_single(void *arg)
 {
 	struct rp_plan *p = arg;
 	struct rp_clock c;
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	exec__clock_init(&c);
+	exec_clock_init(&c);
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_thread *t = &p->th[p->ops[i].tidx];
 
@@ -552,19 +552,19 @@ static void *exec__single(void *arg)
 		exec__one(p, t, &p->ops[i], &c);
 	}
 	atomic_store_explicit(&p->th[0].cur, p->nops, memory_order_relaxed);
-	p->th[0].cpu = exec__cpu();
-	exec__finish(c.end);
+	p->th[0].cpu = exec_cpu();
+	exec_finish(c.end);
 	return NULL;
 }
 
 /* First guess at the replayer's cost from a compute spin to the issue (a
  * clock read and the dep check); each thread then measures its own. */
-static uint64_t exec__calibrate(void)
+static uint64_t exec_calibrate(void)
 {
 	uint64_t best = UINT64_MAX;
 
 	for (int i = 0; i < 1000; i++) {
-		uint64_t a = rp__now(), b = rp__now();
+		uint64_t a = exec__now(), b = exec__now();
 
 		if (b - a < best)
 			best = b - a;
@@ -573,7 +573,7 @@ static uint64_t exec__calibrate(void)
 }
 
 /* Spin on deps only when every replay thread can have a CPU of its own. */
-static uint64_t exec__spin_budget(const struct rp_plan *p, const struct rp_opts *o)
+static uint64_t exec_spin_budget(const struct rp_plan *p, const struct rp_opts *o)
 {
 	cpu_set_t set;
 	uint32_t ncpu = 1, nrun = o->order == RO_SINGLE ? 1 : p->nth;
@@ -584,7 +584,7 @@ static uint64_t exec__spin_budget(const struct rp_plan *p, const struct rp_opts 
 }
 
 /* Per thread: I/O buffer, skipped counts, and its slice of LAG. */
-static int exec__buffers(struct rp_plan *p, uint64_t *lag)
+static int exec_buffers(struct rp_plan *p, uint64_t *lag)
 {
 	for (uint32_t i = 0; i < p->nth; i++) {
 		struct rp_thread *t = &p->th[i];
@@ -603,31 +603,31 @@ static int exec__buffers(struct rp_plan *p, uint64_t *lag)
 
 /* ns per tick, from both clocks read at the start and now, at the end: over
  * the whole replay, a few ns of error between the reads do not matter. */
-static void exec__tick_rate(void)
+static void exec_tick_rate(void)
 {
-	uint64_t ns = rp__now(), ticks = exec__clock();
+	uint64_t ns = exec__now(), ticks = exec_clock();
 
 	ex.tick_ns = ticks > ex.t0 ? (double)(ns - ex.ns0) / (ticks - ex.t0) : 1;
 }
 
 /* Ops' times relative to the replay start, threads' times, all in ns. */
-static void exec__times_ns(struct rp_plan *p)
+static void exec_times_ns(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];
 
-		op->t_issue = op->t_issue ? exec__ns(op->t_issue - ex.t0) : 0;
-		op->t_end = op->t_end ? exec__ns(op->t_end - ex.t0) : 0;
-		op->t_arrive = op->t_arrive ? exec__ns(op->t_arrive - ex.t0) : 0;
+		op->t_issue = op->t_issue ? exec_ns(op->t_issue - ex.t0) : 0;
+		op->t_end = op->t_end ? exec_ns(op->t_end - ex.t0) : 0;
+		op->t_arrive = op->t_arrive ? exec_ns(op->t_arrive - ex.t0) : 0;
 	}
 	for (uint32_t i = 0; i < p->nth; i++) {
-		p->th[i].busy = exec__ns(p->th[i].busy);
-		p->th[i].wait = exec__ns(p->th[i].wait);
+		p->th[i].busy = exec_ns(p->th[i].busy);
+		p->th[i].wait = exec_ns(p->th[i].wait);
 	}
 }
 
 /* The threads' lag slices, packed to the front of LAG. */
-static uint32_t exec__pack_lag(struct rp_plan *p, uint64_t *lag)
+static uint32_t exec_pack_lag(struct rp_plan *p, uint64_t *lag)
 {
 	uint32_t n = 0;
 
@@ -639,7 +639,7 @@ static uint32_t exec__pack_lag(struct rp_plan *p, uint64_t *lag)
 	return n;
 }
 
-static int exec__start(struct rp_plan *p, pthread_t *th, uint32_t *n)
+static int exec_start(struct rp_plan *p, pthread_t *th, uint32_t *n)
 {
 	pthread_attr_t attr;
 	int err = 0;
@@ -649,11 +649,11 @@ static int exec__start(struct rp_plan *p, pthread_t *th, uint32_t *n)
 	*n = 0;
 	if (ex.o->order == RO_SINGLE) {
 		atomic_store(&ex.running, 1);
-		err = -pthread_create(&th[(*n)++], &attr, exec__single, p);
+		err = -pthread_create(&th[(*n)++], &attr, exec_single, p);
 	} else {
 		atomic_store(&ex.running, p->nth);
 		for (uint32_t i = 0; i < p->nth && !err; i++) {
-			err = -pthread_create(&th[i], &attr, exec__thread, &p->th[i]);
+			err = -pthread_create(&th[i], &attr, exec_thread, &p->th[i]);
 			*n += !err;
 		}
 	}
@@ -675,31 +675,31 @@ int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 	ex.o = o;
 	ex.natural = o->timing == RT_NATURAL;
 	ex.speed = o->speed > 0 ? o->speed : 1;
-	if (!th || !lag || exec__buffers(p, lag)) {
+	if (!th || !lag || exec_buffers(p, lag)) {
 		free(th);
 		free(lag);
 		return -ENOMEM;
 	}
-	ex.ovh0 = exec__calibrate();
-	ex.spin_ns = exec__spin_budget(p, o);
-	ex.tsc = !ex.natural && exec__tsc_ok();
-	ex.ns0 = rp__now();
-	ex.t0 = exec__clock();
-	err = exec__start(p, th, &n);
+	ex.ovh0 = exec_calibrate();
+	ex.spin_ns = exec_spin_budget(p, o);
+	ex.tsc = !ex.natural && exec_tsc_ok();
+	ex.ns0 = exec__now();
+	ex.t0 = exec_clock();
+	err = exec_start(p, th, &n);
 	if (err)
 		return -EAGAIN; /* the threads started may wait for ones that were not */
-	r->stalled = !exec__watch(p, o, &ex.running, &ex.pacing);
+	r->stalled = !watch__run(p, o, &ex.running, &ex.pacing);
 	if (r->stalled) {
-		r->wall = rp__now() - ex.ns0;
+		r->wall = exec__now() - ex.ns0;
 		return -EDEADLK; /* threads are stuck in calls: leave them */
 	}
-	exec__tick_rate();
-	r->wall = exec__ns(atomic_load(&ex.end) - ex.t0);
+	exec_tick_rate();
+	r->wall = exec_ns(atomic_load(&ex.end) - ex.t0);
 	for (uint32_t i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	free(th);
 	r->lag = lag;
-	r->nlag = exec__pack_lag(p, lag);
-	exec__times_ns(p);
+	r->nlag = exec_pack_lag(p, lag);
+	exec_times_ns(p);
 	return 0;
 }

@@ -18,8 +18,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
 {
@@ -62,7 +62,7 @@ void fd__set(struct rp_plan *p, uint32_t pidx, int64_t slot, int fd, uint8_t fl)
 		close(old);
 }
 
-static uint8_t fd__flags(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
+static uint8_t fd_flags(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
 {
 	return atomic_load_explicit(&p->pr[op->pidx].fdfl[slot], memory_order_relaxed);
 }
@@ -90,7 +90,7 @@ static size_t io_len(const struct rp_thread *t, const struct rp_op *op)
  * bytes of the recorded range.  A call that failed in the trace is issued
  * as it was.
  */
-static int64_t fd__dio_pread(struct rp_thread *t, const struct rp_op *op, int fd, uint8_t fl)
+static int64_t fd_dio_pread(struct rp_thread *t, const struct rp_op *op, int fd, uint8_t fl)
 {
 	uint64_t a = 1ull << (((fl & RP_FL_DIO_MASK) >> RP_FL_DIO_SHIFT) + 8);
 	uint64_t off = op->a[1], len = io_len(t, op);
@@ -107,7 +107,7 @@ static int64_t fd__dio_pread(struct rp_thread *t, const struct rp_op *op, int fd
 	return r < 0 ? 0 : (uint64_t)r > len ? (int64_t)len : r;
 }
 
-static int64_t fd__io(struct rp_thread *t, const struct rp_op *op, int fd, uint8_t fl)
+static int64_t fd_io(struct rp_thread *t, const struct rp_op *op, int fd, uint8_t fl)
 {
 	struct iovec iov = { t->buf, io_len(t, op) };
 	ssize_t r;
@@ -117,7 +117,7 @@ static int64_t fd__io(struct rp_thread *t, const struct rp_op *op, int fd, uint8
 	case RK_WRITE: r = syscall(SYS_write, fd, iov.iov_base, iov.iov_len); break;
 	case RK_PREAD:
 		if (fl & RP_FL_DIO_MASK)
-			return fd__dio_pread(t, op, fd, fl);
+			return fd_dio_pread(t, op, fd, fl);
 		r = syscall(SYS_pread64, fd, iov.iov_base, iov.iov_len, op->a[1]);
 		break;
 	case RK_PWRITE: r = syscall(SYS_pwrite64, fd, iov.iov_base, iov.iov_len, op->a[1]); break;
@@ -131,7 +131,7 @@ static int64_t fd__io(struct rp_thread *t, const struct rp_op *op, int fd, uint8
 	return sys_res(r);
 }
 
-static int64_t fd__misc(const struct rp_op *op, int fd)
+static int64_t fd_misc(const struct rp_op *op, int fd)
 {
 	struct stat st;
 	long r;
@@ -152,7 +152,7 @@ static int64_t fd__misc(const struct rp_op *op, int fd)
 }
 
 /* The new fd's number is the recorded one (any number says "success"). */
-static int64_t fd__dup(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)
+static int64_t fd_dup(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)
 {
 	int64_t made = op->ret >= 0 ? op->ret : 0;
 	int nfd;
@@ -176,7 +176,7 @@ static int64_t fd__dup(struct rp_plan *p, const struct rp_op *op, int fd, uint8_
 	return made;
 }
 
-static int64_t fd__fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)
+static int64_t fd_fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)
 {
 	long r;
 
@@ -193,7 +193,7 @@ static int64_t fd__fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint
 	return sys_res(r);
 }
 
-static int64_t fd__close(struct rp_plan *p, const struct rp_op *op, int fd, bool *emul)
+static int64_t fd_close(struct rp_plan *p, const struct rp_op *op, int fd, bool *emul)
 {
 	if (fd == RP_FD_UNSET)
 		return op->ret < 0 ? op->ret : -EBADF;
@@ -207,7 +207,7 @@ static int64_t fd__close(struct rp_plan *p, const struct rp_op *op, int fd, bool
 	return 0;
 }
 
-static int64_t fd__mmap(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t fd_mmap(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int flags = op->a[3] & ~(MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_GROWSDOWN);
 	void *m = mmap(NULL, op->a[0], op->a[2], flags, fd, op->a[1]);
@@ -219,7 +219,7 @@ static int64_t fd__mmap(struct rp_plan *p, const struct rp_op *op, int fd)
 }
 
 /* An op whose fd is a sink or a host device: what would it have done? */
-static int64_t fd__emulate(const struct rp_op *op, int fd, uint8_t fl, bool *emul)
+static int64_t fd_emulate(const struct rp_op *op, int fd, uint8_t fl, bool *emul)
 {
 	bool writes = op->kind == RK_WRITE || op->kind == RK_PWRITE || op->kind == RK_WRITEV ||
 		      op->kind == RK_PWRITEV;
@@ -234,22 +234,22 @@ static int64_t fd__emulate(const struct rp_op *op, int fd, uint8_t fl, bool *emu
 int64_t fd__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
 {
 	int fd = fd__get(p, op, op->fd);
-	uint8_t fl = fd >= 0 || fd == RP_FD_SINK ? fd__flags(p, op, op->fd) : 0;
+	uint8_t fl = fd >= 0 || fd == RP_FD_SINK ? fd_flags(p, op, op->fd) : 0;
 	int64_t r;
 
 	if (op->kind == RK_CLOSE)
-		return fd__close(p, op, fd, emul);
+		return fd_close(p, op, fd, emul);
 	if (fd == RP_FD_UNSET || fd == RP_FD_GONE)
 		return fd__missing(op, fd);
 	if (op->kind == RK_DUP || op->kind == RK_DUP2)
-		return fd__dup(p, op, fd, fl);
+		return fd_dup(p, op, fd, fl);
 	if (op->kind == RK_FCNTL)
-		return fd__fcntl(p, op, fd, fl);
-	r = fd__emulate(op, fd, fl, emul);
+		return fd_fcntl(p, op, fd, fl);
+	r = fd_emulate(op, fd, fl, emul);
 	if (r != RP_SKIPPED)
 		return r;
 	if (op->kind == RK_MMAP)
-		return fd__mmap(p, op, fd);
-	r = fd__io(t, op, fd, fl);
-	return r != RP_SKIPPED ? r : fd__misc(op, fd);
+		return fd_mmap(p, op, fd);
+	r = fd_io(t, op, fd, fl);
+	return r != RP_SKIPPED ? r : fd_misc(op, fd);
 }

@@ -10,11 +10,12 @@
 #include <sys/mman.h>
 #include <string.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_plan.h"
+#include "lib/log.h"
+#include "lib/path.h"
+#include "replay/graph.h"
+#include "replay/replay.h"
 
-/* A rendezvous (plan__rendezvous): dep D waits for its op to be reached. */
+/* A rendezvous (plan_rendezvous): dep D waits for its op to be reached. */
 static bool dep_is_arrival(const struct rp_plan *p, uint32_t d)
 {
 	return d & RP_DEP_START && p->ops[d & ~RP_DEP_START].arrive_waited;
@@ -34,7 +35,7 @@ static uint32_t dep_source(const struct rp_plan *p, const uint32_t *prev, uint32
  * with ONLY_ARRIVE only the rendezvous among them: on a graph that was
  * acyclic without them, every cycle has one.
  */
-uint32_t plan__break_cycles(struct rp_plan *p, bool only_arrive)
+uint32_t graph__break_cycles(struct rp_plan *p, bool only_arrive)
 {
 	uint32_t *indeg = calloc(p->nops, sizeof(*indeg)), *q = calloc(p->nops, sizeof(*q));
 	uint32_t *next = malloc(p->nops * sizeof(*next)), *off = calloc(p->nops + 1, sizeof(*off));
@@ -123,7 +124,7 @@ static const struct rp_mapfile *mapfile_of(const struct rp_plan *p, uint32_t i, 
 }
 
 /* Each touch of op: the live mapping of its process that holds its first page. */
-static void touches__resolve(struct rp_op *op, const struct live_map *live, uint32_t n)
+static void touches_resolve(struct rp_op *op, const struct live_map *live, uint32_t n)
 {
 	for (uint32_t k = 0; k < op->ntouch; k++) {
 		struct rp_touch *t = &op->touch[k];
@@ -145,7 +146,7 @@ static void touches__resolve(struct rp_op *op, const struct live_map *live, uint
 	}
 }
 
-static struct live_map *map__find(struct live_map *v, uint32_t n, uint32_t pidx, uint64_t a)
+static struct live_map *map_find(struct live_map *v, uint32_t n, uint32_t pidx, uint64_t a)
 {
 	for (uint32_t i = n; i-- > 0;)
 		if (v[i].pidx == pidx && a >= v[i].start && a < v[i].start + v[i].len)
@@ -154,7 +155,7 @@ static struct live_map *map__find(struct live_map *v, uint32_t n, uint32_t pidx,
 }
 
 /* File mappings get slots; munmap/msync find theirs by the recorded address. */
-int plan__mmaps(struct rp_plan *p)
+int graph__mmaps(struct rp_plan *p)
 {
 	struct live_map *live = NULL, *m;
 	uint32_t n = 0, mf = 0;
@@ -163,7 +164,7 @@ int plan__mmaps(struct rp_plan *p)
 		struct rp_op *op = &p->ops[i];
 		const struct rp_mapfile *f;
 
-		touches__resolve(op, live, n);
+		touches_resolve(op, live, n);
 		if (op->kind == RK_MMAP && op->ret >= 0) {
 			m = realloc(live, (n + 1) * sizeof(*m));
 			if (!m)
@@ -176,7 +177,7 @@ int plan__mmaps(struct rp_plan *p)
 			};
 			op->fd2 = p->nmaps++;
 		} else if (op->kind == RK_MUNMAP || op->kind == RK_MSYNC) {
-			m = map__find(live, n, op->pidx, op->a[3]);
+			m = map_find(live, n, op->pidx, op->a[3]);
 			if (!m) {
 				op->kind = RK_IGNORE; /* anonymous memory */
 				continue;
@@ -192,12 +193,12 @@ int plan__mmaps(struct rp_plan *p)
 	return p->maps ? 0 : -ENOMEM;
 }
 
-static int file__cmp(const void *a, const void *b)
+static int file_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct rp_file *)a)->path, ((const struct rp_file *)b)->path);
 }
 
-static int str__cmp(const void *a, const void *b)
+static int str_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -207,7 +208,7 @@ struct strs {
 	uint32_t n, cap;
 };
 
-static int strs__add(struct strs *s, const char *str, size_t len)
+static int strs_add(struct strs *s, const char *str, size_t len)
 {
 	if (s->n == s->cap) {
 		uint32_t cap = s->cap ? s->cap * 2 : 64;
@@ -222,16 +223,16 @@ static int strs__add(struct strs *s, const char *str, size_t len)
 	return s->v[s->n++] ? 0 : -ENOMEM;
 }
 
-static int strs__add_norm(struct strs *s, const char *path)
+static int strs_add_norm(struct strs *s, const char *path)
 {
-	int err = strs__add(s, path, strlen(path));
+	int err = strs_add(s, path, strlen(path));
 
 	if (!err)
 		path__normalize(s->v[s->n - 1]);
 	return err;
 }
 
-static bool strs__has(const struct strs *s, const char *str, size_t len)
+static bool strs_has(const struct strs *s, const char *str, size_t len)
 {
 	char buf[4096];
 	char *key = buf;
@@ -240,16 +241,11 @@ static bool strs__has(const struct strs *s, const char *str, size_t len)
 		return false;
 	memcpy(buf, str, len);
 	buf[len] = '\0';
-	return s->n && bsearch(&key, s->v, s->n, sizeof(*s->v), str__cmp);
-}
-
-static bool path_outside_fs(const char *s)
-{
-	return !strncmp(s, "/dev/", 5) || !strncmp(s, "/proc/", 6) || !strncmp(s, "/sys/", 5);
+	return s->n && bsearch(&key, s->v, s->n, sizeof(*s->v), str_cmp);
 }
 
 /* Ancestors of PATH up to the first one the trace itself creates. */
-static int plan__parents(struct strs *need, const struct strs *made, const char *orig)
+static int plan_parents(struct strs *need, const struct strs *made, const char *orig)
 {
 	char path[4096];
 	const char *s;
@@ -260,19 +256,19 @@ static int plan__parents(struct strs *need, const struct strs *made, const char 
 	strcpy(path, orig);
 	path__normalize(path);
 	s = strrchr(path, '/');
-	if (path_outside_fs(path))
+	if (path__outside_fs(path))
 		return 0;
 	for (; s > path && !err; s--) {
 		if (*s != '/')
 			continue;
-		if (strs__has(made, path, s - path))
+		if (strs_has(made, path, s - path))
 			break;
-		err = strs__add(need, path, s - path);
+		err = strs_add(need, path, s - path);
 	}
 	return err;
 }
 
-static int plan__made_dirs(struct rp_plan *p, struct strs *made)
+static int plan_made_dirs(struct rp_plan *p, struct strs *made)
 {
 	int err = 0;
 
@@ -282,16 +278,16 @@ static int plan__made_dirs(struct rp_plan *p, struct strs *made)
 		if (op->ret < 0 || !op->path)
 			continue;
 		if (op->kind == RK_MKDIR || op->kind == RK_SYMLINK)
-			err = strs__add_norm(made, op->path);
+			err = strs_add_norm(made, op->path);
 		else if (op->kind == RK_RENAME && op->path2)
-			err = strs__add_norm(made, op->path2);
+			err = strs_add_norm(made, op->path2);
 	}
 	if (made->n)
-		qsort(made->v, made->n, sizeof(*made->v), str__cmp);
+		qsort(made->v, made->n, sizeof(*made->v), str_cmp);
 	return err;
 }
 
-static int plan__add_dirs(struct rp_plan *p, struct strs *need)
+static int plan_add_dirs(struct rp_plan *p, struct strs *need)
 {
 	struct rp_file *v = realloc(p->files, (p->nfiles + need->n + 1) * sizeof(*v));
 	uint32_t n0 = p->nfiles;
@@ -301,44 +297,44 @@ static int plan__add_dirs(struct rp_plan *p, struct strs *need)
 		return -ENOMEM;
 	p->files = v;
 	if (need->n)
-		qsort(need->v, need->n, sizeof(*need->v), str__cmp);
+		qsort(need->v, need->n, sizeof(*need->v), str_cmp);
 	for (uint32_t i = 0; i < need->n; i++) {
 		struct rp_file key = { .path = need->v[i] };
 
 		if (!strcmp(need->v[i], prev))
 			continue;
 		prev = need->v[i];
-		if (n0 && bsearch(&key, v, n0, sizeof(*v), file__cmp))
+		if (n0 && bsearch(&key, v, n0, sizeof(*v), file_cmp))
 			continue;
 		v[p->nfiles++] = (struct rp_file){ .path = need->v[i], .type = 'd' };
 		need->v[i] = NULL;
 	}
 	if (p->nfiles)
-		qsort(v, p->nfiles, sizeof(*v), file__cmp);
+		qsort(v, p->nfiles, sizeof(*v), file_cmp);
 	return 0;
 }
 
-int plan__expect_dirs(struct rp_plan *p)
+int graph__expect_dirs(struct rp_plan *p)
 {
 	struct strs made = { 0 }, need = { 0 };
-	int err = plan__made_dirs(p, &made);
+	int err = plan_made_dirs(p, &made);
 
 	for (uint32_t i = 0; i < p->nops && !err; i++) {
 		const struct rp_op *op = &p->ops[i];
 
 		if (op->ret < 0 || op->kind <= RK_EXIT)
 			continue;
-		err = plan__parents(&need, &made, op->path);
+		err = plan_parents(&need, &made, op->path);
 		if (!err && op->kind != RK_SYMLINK)
-			err = plan__parents(&need, &made, op->path2);
+			err = plan_parents(&need, &made, op->path2);
 	}
 	/* the header lists parents, but a crafted or older one may not */
 	for (uint32_t i = 0; i < p->nfiles && !err; i++)
-		err = plan__parents(&need, &made, p->files[i].path);
+		err = plan_parents(&need, &made, p->files[i].path);
 	if (p->nfiles)
-		qsort(p->files, p->nfiles, sizeof(*p->files), file__cmp);
+		qsort(p->files, p->nfiles, sizeof(*p->files), file_cmp);
 	if (!err)
-		err = plan__add_dirs(p, &need);
+		err = plan_add_dirs(p, &need);
 	for (uint32_t i = 0; i < made.n; i++)
 		free(made.v[i]);
 	for (uint32_t i = 0; i < need.n; i++)
@@ -348,14 +344,14 @@ int plan__expect_dirs(struct rp_plan *p)
 	return err;
 }
 
-const struct rp_file *plan__file(const struct rp_plan *p, const char *path)
+const struct rp_file *graph__file(const struct rp_plan *p, const char *path)
 {
 	struct rp_file key = { .path = (char *)path };
 
-	return p->nfiles ? bsearch(&key, p->files, p->nfiles, sizeof(*p->files), file__cmp) : NULL;
+	return p->nfiles ? bsearch(&key, p->files, p->nfiles, sizeof(*p->files), file_cmp) : NULL;
 }
 
-unsigned int plan__root_of(const struct rp_plan *p, const char *path)
+unsigned int graph__root_of(const struct rp_plan *p, const char *path)
 {
 	char buf[PATH_MAX];
 	const struct rp_file *f;
@@ -364,7 +360,7 @@ unsigned int plan__root_of(const struct rp_plan *p, const char *path)
 		return 0;
 	strcpy(buf, path);
 	path__normalize(buf);
-	f = plan__file(p, buf);
+	f = graph__file(p, buf);
 	return f ? f->root : 0;
 }
 
@@ -375,7 +371,7 @@ unsigned int plan__root_of(const struct rp_plan *p, const char *path)
  * in --root: a created file has no recorded device, and a directory is
  * needed in --root for what the trace makes inside it.
  */
-void plan__roots(struct rp_plan *p, const struct rp_opts *o)
+void graph__roots(struct rp_plan *p, const struct rp_opts *o)
 {
 	for (uint32_t i = 0; i < p->nfiles; i++) {
 		struct rp_file *f = &p->files[i];
@@ -387,7 +383,7 @@ void plan__roots(struct rp_plan *p, const struct rp_opts *o)
 	for (uint32_t i = 0; o->ndevroot && i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];
 
-		op->root = plan__root_of(p, op->path);
-		op->root2 = op->kind == RK_SYMLINK ? 0 : plan__root_of(p, op->path2);
+		op->root = graph__root_of(p, op->path);
+		op->root2 = op->kind == RK_SYMLINK ? 0 : graph__root_of(p, op->path2);
 	}
 }

@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 struct sock_ref {
 	uint32_t pidx;
@@ -31,7 +31,7 @@ struct net_pass {
 	uint32_t nclients;
 };
 
-static struct sock_ref *ref__get(struct net_pass *n, uint32_t pidx, int32_t fd, bool make)
+static struct sock_ref *ref_get(struct net_pass *n, uint32_t pidx, int32_t fd, bool make)
 {
 	struct sock_ref *v;
 
@@ -48,7 +48,7 @@ static struct sock_ref *ref__get(struct net_pass *n, uint32_t pidx, int32_t fd, 
 	return &v[n->nrefs++];
 }
 
-static int net__dep(struct rp_op *op, uint32_t dep)
+static int net_dep(struct rp_op *op, uint32_t dep)
 {
 	uint32_t *v = realloc(op->deps, (op->ndeps + 1) * sizeof(*v));
 
@@ -59,7 +59,7 @@ static int net__dep(struct rp_op *op, uint32_t dep)
 	return 0;
 }
 
-static int net__new_peer(struct rp_plan *p, bool incoming, int family, int32_t listen)
+static int net_new_peer(struct rp_plan *p, bool incoming, int family, int32_t listen)
 {
 	struct rp_peer *v = realloc(p->peers, (p->npeers + 1) * sizeof(*v));
 
@@ -72,9 +72,9 @@ static int net__new_peer(struct rp_plan *p, bool incoming, int family, int32_t l
 	return p->npeers++;
 }
 
-static int net__bind(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_bind(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
-	struct sock_ref *r = ref__get(n, op->pidx, op->fd, true);
+	struct sock_ref *r = ref_get(n, op->pidx, op->fd, true);
 	uint32_t *lo = realloc(n->listen_op, (p->nlisten + 1) * sizeof(*lo));
 	int64_t *lp = realloc(n->listen_port, (p->nlisten + 1) * sizeof(*lp));
 
@@ -92,7 +92,7 @@ static int net__bind(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 }
 
 /* Connects to a port a traced socket listens on stay inside the replay. */
-static int net__connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct sock_ref *r;
 	int peer;
@@ -103,10 +103,10 @@ static int net__connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 			continue;
 		op->a[3] = l;
 		/* the listener must be listening before the connect is issued */
-		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net__dep(op, n->listen_op[l]);
+		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net_dep(op, n->listen_op[l]);
 	}
-	peer = net__new_peer(p, false, op->a[0], -1);
-	r = peer < 0 ? NULL : ref__get(n, op->pidx, op->fd, true);
+	peer = net_new_peer(p, false, op->a[0], -1);
+	r = peer < 0 ? NULL : ref_get(n, op->pidx, op->fd, true);
 	if (!r)
 		return -ENOMEM;
 	r->peer = peer;
@@ -114,7 +114,7 @@ static int net__connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 	return 0;
 }
 
-static bool net__traced_client(const struct net_pass *n, int64_t port)
+static bool net_traced_client(const struct net_pass *n, int64_t port)
 {
 	for (uint32_t i = 0; i < n->nclients; i++)
 		if (n->client_ports[i] == port)
@@ -122,7 +122,7 @@ static bool net__traced_client(const struct net_pass *n, int64_t port)
 	return false;
 }
 
-static bool net__inherited_socket(const struct rp_plan *p, uint32_t pidx, int32_t fd)
+static bool net_inherited_socket(const struct rp_plan *p, uint32_t pidx, int32_t fd)
 {
 	const struct rp_proc *pr = &p->pr[pidx];
 
@@ -137,7 +137,7 @@ static bool net__inherited_socket(const struct rp_plan *p, uint32_t pidx, int32_
  * to with -p): its listener was never created in the trace, so it gets a
  * listener slot of its own, made on loopback before the replay starts.
  */
-static struct sock_ref *net__inherited_listener(struct rp_plan *p, struct net_pass *n,
+static struct sock_ref *net_inherited_listener(struct rp_plan *p, struct net_pass *n,
 						 const struct rp_op *op)
 {
 	struct rp_inlisten *v;
@@ -145,9 +145,9 @@ static struct sock_ref *net__inherited_listener(struct rp_plan *p, struct net_pa
 	uint32_t *lo;
 	int64_t *lp;
 
-	if (op->pidx >= p->npr || !net__inherited_socket(p, op->pidx, op->fd))
+	if (op->pidx >= p->npr || !net_inherited_socket(p, op->pidx, op->fd))
 		return NULL;
-	r = ref__get(n, op->pidx, op->fd, true);
+	r = ref_get(n, op->pidx, op->fd, true);
 	lo = realloc(n->listen_op, (p->nlisten + 1) * sizeof(*lo));
 	if (lo)
 		n->listen_op = lo;
@@ -167,65 +167,65 @@ static struct sock_ref *net__inherited_listener(struct rp_plan *p, struct net_pa
 }
 
 /* An accepted connection from a client outside the trace gets a peer. */
-static int net__accept(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_accept(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
-	struct sock_ref *l = ref__get(n, op->pidx, op->fd, false), *r;
+	struct sock_ref *l = ref_get(n, op->pidx, op->fd, false), *r;
 	int peer;
 
-	if ((!l || l->listen < 0) && !(l = net__inherited_listener(p, n, op)))
+	if ((!l || l->listen < 0) && !(l = net_inherited_listener(p, n, op)))
 		return 0;
-	if (net__traced_client(n, op->a[1]))
+	if (net_traced_client(n, op->a[1]))
 		return 0;
-	peer = net__new_peer(p, true, 0, l->listen);
-	r = peer < 0 ? NULL : ref__get(n, op->pidx, op->fd2, true);
+	peer = net_new_peer(p, true, 0, l->listen);
+	r = peer < 0 ? NULL : ref_get(n, op->pidx, op->fd2, true);
 	if (!r)
 		return -ENOMEM;
 	r->peer = peer;
 	return 0;
 }
 
-static void net__close(struct net_pass *n, const struct rp_op *op)
+static void net_close(struct net_pass *n, const struct rp_op *op)
 {
-	struct sock_ref *r = ref__get(n, op->pidx, op->fd, false);
+	struct sock_ref *r = ref_get(n, op->pidx, op->fd, false);
 
 	if (r)
 		*r = n->refs[--n->nrefs];
 }
 
-static int net__one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct sock_ref *r;
 
 	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS))
 		return 0;
 	switch (op->kind) {
-	case RK_BIND: return net__bind(p, n, op);
+	case RK_BIND: return net_bind(p, n, op);
 	case RK_LISTEN:
-		r = ref__get(n, op->pidx, op->fd, false);
+		r = ref_get(n, op->pidx, op->fd, false);
 		if (r && r->listen >= 0) {
 			op->a[3] = r->listen;
 			n->listen_op[r->listen] = op - p->ops;
 		}
 		return 0;
-	case RK_CONNECT: return net__connect(p, n, op);
-	case RK_ACCEPT: return net__accept(p, n, op);
+	case RK_CONNECT: return net_connect(p, n, op);
+	case RK_ACCEPT: return net_accept(p, n, op);
 	case RK_RECV:
 	case RK_READ:
 	case RK_READV:
-		r = ref__get(n, op->pidx, op->fd, false);
+		r = ref_get(n, op->pidx, op->fd, false);
 		if (r && r->peer >= 0) {
 			p->peers[r->peer].quota += op->ret;
 			p->peers[r->peer].eof |= op->ret == 0;
 		}
 		return 0;
-	case RK_CLOSE: net__close(n, op); return 0;
+	case RK_CLOSE: net_close(n, op); return 0;
 	default: return 0;
 	}
 }
 
 /* Local ports of every traced connect: an accept may come first in the
  * trace (it blocks until the connect), so they are gathered beforehand. */
-static int net__clients(const struct rp_plan *p, struct net_pass *n)
+static int net_clients(const struct rp_plan *p, struct net_pass *n)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		const struct rp_op *op = &p->ops[i];
@@ -242,13 +242,13 @@ static int net__clients(const struct rp_plan *p, struct net_pass *n)
 	return 0;
 }
 
-int plan__net(struct rp_plan *p)
+int net__plan(struct rp_plan *p)
 {
 	struct net_pass n = { 0 };
-	int err = net__clients(p, &n);
+	int err = net_clients(p, &n);
 
 	for (uint32_t i = 0; i < p->nops && !err; i++)
-		err = net__one(p, &n, &p->ops[i]);
+		err = net_one(p, &n, &p->ops[i]);
 	free(n.refs);
 	free(n.listen_op);
 	free(n.listen_port);
@@ -264,7 +264,7 @@ int net__open_inherited(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->ninl; i++) {
 		const struct rp_inlisten *l = &p->inl[i];
 		struct sockaddr_storage ss;
-		socklen_t len = net__loopback(&ss, AF_INET, 0);
+		socklen_t len = loopback__addr(&ss, AF_INET, 0);
 		/* blocking: the replayed accept waits for its peer, as the
 		 * application's waited in epoll for its client */
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -277,7 +277,7 @@ int net__open_inherited(struct rp_plan *p)
 				close(fd);
 			return err;
 		}
-		atomic_store(&p->ports[l->slot], net__port(fd));
+		atomic_store(&p->ports[l->slot], loopback__port(fd));
 		if ((uint32_t)l->fd < p->pr[l->pidx].nslot)
 			atomic_store(&p->pr[l->pidx].fd[l->fd], fd);
 	}

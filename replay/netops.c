@@ -13,37 +13,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
-
-unsigned int net__loopback(struct sockaddr_storage *ss, int family, int port)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_addr = in6addr_loopback;
-		a->sin6_port = htons(port);
-		return sizeof(*a);
-	}
-	((struct sockaddr_in *)ss)->sin_family = AF_INET;
-	((struct sockaddr_in *)ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	((struct sockaddr_in *)ss)->sin_port = htons(port);
-	return sizeof(struct sockaddr_in);
-}
-
-int net__port(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len))
-		return -errno;
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-}
+#include "replay/replay.h"
+#include "replay/run.h"
 
 static int sock_family(int fd)
 {
@@ -53,7 +24,7 @@ static int sock_family(int fd)
 	return getsockname(fd, (struct sockaddr *)&ss, &len) ? AF_INET : ss.ss_family;
 }
 
-static int64_t net__socket(struct rp_plan *p, const struct rp_op *op)
+static int64_t net_socket(struct rp_plan *p, const struct rp_op *op)
 {
 	int type = op->a[1] | SOCK_CLOEXEC, fd;
 
@@ -66,22 +37,22 @@ static int64_t net__socket(struct rp_plan *p, const struct rp_op *op)
 	return op->ret;
 }
 
-static int64_t net__bind(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t net_bind(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = net__loopback(&ss, sock_family(fd), 0);
+	socklen_t len = loopback__addr(&ss, sock_family(fd), 0);
 	int one = 1;
 
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len))
 		return -errno;
 	if (op->a[3] >= 0)
-		atomic_store(&p->ports[op->a[3]], net__port(fd));
+		atomic_store(&p->ports[op->a[3]], loopback__port(fd));
 	return 0;
 }
 
 /* Clients outside the trace connect as soon as the listener listens. */
-static int64_t net__listen(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t net_listen(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int port;
 
@@ -93,7 +64,7 @@ static int64_t net__listen(struct rp_plan *p, const struct rp_op *op, int fd)
 	return peer__connect_in(p, op->a[3], sock_family(fd), port) ? -EIO : 0;
 }
 
-static int64_t net__connect(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t net_connect(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
 	int port = -1;
@@ -105,7 +76,7 @@ static int64_t net__connect(struct rp_plan *p, const struct rp_op *op, int fd)
 		port = p->peers[op->a[2]].port;
 	if (port <= 0)
 		return RP_SKIPPED;
-	len = net__loopback(&ss, sock_family(fd), port);
+	len = loopback__addr(&ss, sock_family(fd), port);
 	return connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 }
 
@@ -118,7 +89,7 @@ static bool would_block(const struct rp_op *op, int fd)
 	return op->nonblock && poll(&pfd, 1, 0) == 0;
 }
 
-static int64_t net__accept(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int nfd;
 
@@ -134,13 +105,13 @@ static int64_t net__accept(struct rp_plan *p, const struct rp_op *op, int fd)
 	return op->ret;
 }
 
-int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
+int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
 {
 	size_t n = op->a[0] > 0 ? (size_t)op->a[0] : 0;
 	int fd;
 
 	if (op->kind == RK_SOCKET)
-		return net__socket(p, op);
+		return net_socket(p, op);
 	fd = fd__get(p, op, op->fd);
 	if (fd == RP_FD_SINK) {
 		*emul = true;
@@ -151,10 +122,10 @@ int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *
 	if (n > t->bufsz)
 		n = t->bufsz;
 	switch (op->kind) {
-	case RK_BIND: return net__bind(p, op, fd);
-	case RK_LISTEN: return net__listen(p, op, fd);
-	case RK_CONNECT: return net__connect(p, op, fd);
-	case RK_ACCEPT: return net__accept(p, op, fd);
+	case RK_BIND: return net_bind(p, op, fd);
+	case RK_LISTEN: return net_listen(p, op, fd);
+	case RK_CONNECT: return net_connect(p, op, fd);
+	case RK_ACCEPT: return net_accept(p, op, fd);
 	case RK_SEND: return sys_res(send(fd, t->buf, n, op->a[1] | MSG_NOSIGNAL));
 	case RK_RECV:
 		if (would_block(op, fd))

@@ -16,20 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "rp_ops.h"
+#include "lib/path.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 bool op__is_io(enum rp_kind k)
 {
 	return k >= RK_OPEN && k != RK_CLONE && k != RK_EXEC;
-}
-
-/* Device, proc and sys paths are not in the sandbox; three harmless devices
- * are taken from the host, read-only. */
-static bool path_outside_fs(const char *s)
-{
-	return !strncmp(s, "/dev/", 5) || !strncmp(s, "/proc/", 6) || !strncmp(s, "/sys/", 5) ||
-	       !strcmp(s, "/dev") || !strcmp(s, "/proc") || !strcmp(s, "/sys");
 }
 
 /*
@@ -55,19 +48,19 @@ static uint8_t dio_align_flags(int fd)
 	return (uint8_t)((lg - 8) << RP_FL_DIO_SHIFT);
 }
 
-static int64_t op__open(struct rp_plan *p, struct rp_op *op)
+static int64_t op_open(struct rp_plan *p, struct rp_op *op)
 {
 	int flags = op->a[0] | (op->nonblock ? O_NONBLOCK : 0), fd;
 	uint8_t fl = flags & O_CLOEXEC ? RP_FL_CLOEXEC : 0;
 
-	if (sb__host_dev(op->path)) {
+	if (sandbox__host_dev(op->path)) {
 		fd = open(op->path, O_RDONLY | O_CLOEXEC | (flags & O_NONBLOCK));
 		fl |= RP_FL_EMUL_WRITE;
 	} else {
-		fd = sb__open(op->root, op->path, flags, op->a[1]);
+		fd = sandbox__open_in(op->root, op->path, flags, op->a[1]);
 	}
 	if (fd < 0)
-		return sb__host_dev(op->path) ? -errno : fd;
+		return sandbox__host_dev(op->path) ? -errno : fd;
 	if (op->ret < 0) {
 		close(fd); /* the trace's open failed: keep no fd for it */
 		return 0;
@@ -79,10 +72,10 @@ static int64_t op__open(struct rp_plan *p, struct rp_op *op)
 }
 
 /* Calls on a path that follow it: done on an O_PATH fd opened in the root. */
-static int64_t op__on_path(struct rp_op *op)
+static int64_t op_on_path(struct rp_op *op)
 {
 	int nofollow = op->kind == RK_READLINK || (op->kind == RK_STAT && op->a[0]);
-	int fd = sb__open(op->root, op->path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0), r = 0;
+	int fd = sandbox__open_in(op->root, op->path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0), r = 0;
 	char buf[PATH_MAX];
 	struct stat st;
 
@@ -96,9 +89,9 @@ static int64_t op__on_path(struct rp_op *op)
 	return r;
 }
 
-static int64_t op__truncate(const struct rp_op *op)
+static int64_t op_truncate(const struct rp_op *op)
 {
-	int fd = sb__open(op->root, op->path, O_WRONLY, 0);
+	int fd = sandbox__open_in(op->root, op->path, O_WRONLY, 0);
 	int64_t r;
 
 	if (fd < 0)
@@ -110,13 +103,13 @@ static int64_t op__truncate(const struct rp_op *op)
 
 /* linkat with AT_SYMLINK_FOLLOW would follow the link with the host's view:
  * resolve it in the root instead and link the result. */
-static int64_t op__link(int p1, const char *l1, int p2, const char *l2, const struct rp_op *op)
+static int64_t op_link(int p1, const char *l1, int p2, const char *l2, const struct rp_op *op)
 {
 	int fd, r;
 
 	if (!(op->a[0] & AT_SYMLINK_FOLLOW))
 		return linkat(p1, l1, p2, l2, 0) ? -errno : 0;
-	fd = sb__open(op->root, op->path, O_PATH, 0);
+	fd = sandbox__open_in(op->root, op->path, O_PATH, 0);
 	if (fd < 0)
 		return fd;
 	r = linkat(fd, "", p2, l2, AT_EMPTY_PATH) ? -errno : 0;
@@ -124,7 +117,7 @@ static int64_t op__link(int p1, const char *l1, int p2, const char *l2, const st
 	return r;
 }
 
-static int64_t op__two_names(const struct rp_op *op)
+static int64_t op_two_names(const struct rp_op *op)
 {
 	char b1[PATH_MAX], b2[PATH_MAX];
 	const char *l1, *l2;
@@ -133,10 +126,10 @@ static int64_t op__two_names(const struct rp_op *op)
 
 	if (!op->path2)
 		return RP_SKIPPED;
-	p1 = sb__parent(op->root, op->path, b1, &l1);
+	p1 = sandbox__parent(op->root, op->path, b1, &l1);
 	if (p1 < 0)
 		return p1;
-	p2 = sb__parent(op->root2, op->path2, b2, &l2);
+	p2 = sandbox__parent(op->root2, op->path2, b2, &l2);
 	if (p2 < 0) {
 		close(p1);
 		return p2;
@@ -144,17 +137,17 @@ static int64_t op__two_names(const struct rp_op *op)
 	if (op->kind == RK_RENAME)
 		r = renameat2(p1, l1, p2, l2, op->a[0]) ? -errno : 0;
 	else
-		r = op__link(p1, l1, p2, l2, op);
+		r = op_link(p1, l1, p2, l2, op);
 	close(p1);
 	close(p2);
 	return r;
 }
 
-static int64_t op__name(const struct rp_op *op)
+static int64_t op_name(const struct rp_op *op)
 {
 	char buf[PATH_MAX];
 	const char *last;
-	int pfd = sb__parent(op->root, op->path, buf, &last);
+	int pfd = sandbox__parent(op->root, op->path, buf, &last);
 	int64_t r = RP_SKIPPED;
 
 	if (pfd < 0)
@@ -169,25 +162,26 @@ static int64_t op__name(const struct rp_op *op)
 	return r;
 }
 
-static int64_t op__path(struct rp_plan *p, struct rp_op *op)
+static int64_t op_path(struct rp_plan *p, struct rp_op *op)
 {
 	if (!op->path)
 		return RP_SKIPPED;
-	if (path_outside_fs(op->path) && !(op->kind == RK_OPEN && sb__host_dev(op->path)))
+	/* not in the sandbox, but for a few harmless devices taken from the host */
+	if (path__outside_fs(op->path) && !(op->kind == RK_OPEN && sandbox__host_dev(op->path)))
 		return RP_SKIPPED;
 	switch (op->kind) {
-	case RK_OPEN: return op__open(p, op);
+	case RK_OPEN: return op_open(p, op);
 	case RK_STAT:
 	case RK_READLINK:
-	case RK_ACCESS: return op__on_path(op);
-	case RK_TRUNCATE: return op__truncate(op);
+	case RK_ACCESS: return op_on_path(op);
+	case RK_TRUNCATE: return op_truncate(op);
 	case RK_RENAME:
-	case RK_LINK: return op__two_names(op);
-	default: return op__name(op);
+	case RK_LINK: return op_two_names(op);
+	default: return op_name(op);
 	}
 }
 
-static int64_t op__pair(struct rp_plan *p, const struct rp_op *op)
+static int64_t op_pair(struct rp_plan *p, const struct rp_op *op)
 {
 	int nb = op->nonblock ? O_NONBLOCK : 0, fds[2];
 	uint8_t fl = op->a[2] & O_CLOEXEC ? RP_FL_CLOEXEC : 0;
@@ -206,7 +200,7 @@ static int64_t op__pair(struct rp_plan *p, const struct rp_op *op)
 	return 0;
 }
 
-static int64_t op__eventfd(struct rp_plan *p, const struct rp_op *op)
+static int64_t op_eventfd(struct rp_plan *p, const struct rp_op *op)
 {
 	int fd = eventfd(op->a[0], op->a[2] | EFD_CLOEXEC | (op->nonblock ? EFD_NONBLOCK : 0));
 
@@ -218,7 +212,7 @@ static int64_t op__eventfd(struct rp_plan *p, const struct rp_op *op)
 
 /* fork: the child's table is a copy of the parent's, sharing open files;
  * the parent's slots from before the fork are the child's first a[1]. */
-static int64_t op__clone(struct rp_plan *p, const struct rp_op *op)
+static int64_t op_clone(struct rp_plan *p, const struct rp_op *op)
 {
 	struct rp_proc *from = &p->pr[op->pidx];
 
@@ -236,7 +230,7 @@ static int64_t op__clone(struct rp_plan *p, const struct rp_op *op)
 	return op->ret;
 }
 
-static int64_t op__exec(struct rp_plan *p, const struct rp_op *op)
+static int64_t op_exec(struct rp_plan *p, const struct rp_op *op)
 {
 	struct rp_proc *pr = &p->pr[op->pidx];
 
@@ -248,7 +242,7 @@ static int64_t op__exec(struct rp_plan *p, const struct rp_op *op)
 	return op->ret;
 }
 
-static int64_t op__unmap(struct rp_plan *p, const struct rp_op *op)
+static int64_t op_unmap(struct rp_plan *p, const struct rp_op *op)
 {
 	char *m = p->maps[op->fd2];
 	int r;
@@ -265,7 +259,7 @@ static int64_t op__unmap(struct rp_plan *p, const struct rp_op *op)
 
 /* Every slot of the process whose recorded number is in [a[0], a[1]]: the
  * closed ones are unset already, the open one of each number is current. */
-static int64_t op__close_range(struct rp_plan *p, const struct rp_op *op)
+static int64_t op_close_range(struct rp_plan *p, const struct rp_op *op)
 {
 	struct rp_proc *pr = &p->pr[op->pidx];
 
@@ -280,7 +274,7 @@ static int64_t op__close_range(struct rp_plan *p, const struct rp_op *op)
 	return 0;
 }
 
-static int64_t op__run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
+static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
 {
 	switch (op->kind) {
 	case RK_SKIP: return RP_SKIPPED;
@@ -297,17 +291,17 @@ static int64_t op__run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op,
 	case RK_STAT:
 	case RK_ACCESS:
 	case RK_READLINK:
-	case RK_TRUNCATE: return op__path(p, op);
+	case RK_TRUNCATE: return op_path(p, op);
 	case RK_PIPE:
-	case RK_SOCKETPAIR: return op__pair(p, op);
-	case RK_EVENTFD: return op__eventfd(p, op);
+	case RK_SOCKETPAIR: return op_pair(p, op);
+	case RK_EVENTFD: return op_eventfd(p, op);
 	case RK_SYNC: sync(); return 0;
-	case RK_CLONE: return op__clone(p, op);
-	case RK_EXEC: return op__exec(p, op);
+	case RK_CLONE: return op_clone(p, op);
+	case RK_EXEC: return op_exec(p, op);
 	case RK_MUNMAP:
-	case RK_MSYNC: return op__unmap(p, op);
+	case RK_MSYNC: return op_unmap(p, op);
 	case RK_ATTR: return attr__op(p, op, emulated);
-	case RK_CLOSE_RANGE: return op__close_range(p, op);
+	case RK_CLOSE_RANGE: return op_close_range(p, op);
 	case RK_SOCKET:
 	case RK_BIND:
 	case RK_LISTEN:
@@ -315,13 +309,13 @@ static int64_t op__run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op,
 	case RK_ACCEPT:
 	case RK_SEND:
 	case RK_RECV:
-	case RK_SHUTDOWN: return net__op(p, t, op, emulated);
+	case RK_SHUTDOWN: return netops__op(p, t, op, emulated);
 	default: return fd__op(p, t, op, emulated);
 	}
 }
 
 /* The fd slots OP makes when it succeeds, in S; how many. */
-static int op__made_slots(const struct rp_op *op, int32_t s[2])
+static int op_made_slots(const struct rp_op *op, int32_t s[2])
 {
 	switch (op->kind) {
 	case RK_PIPE:
@@ -342,11 +336,11 @@ int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool
 	int32_t s[2];
 
 	*emulated = false;
-	r = op__run(p, t, op, emulated);
+	r = op_run(p, t, op, emulated);
 	/* made in the trace, not here (failed, counted; or skipped): the calls
 	 * on the fd are skipped, not each failed again */
 	if (r < 0 && op->ret >= 0)
-		for (int k = op__made_slots(op, s); k-- > 0;)
+		for (int k = op_made_slots(op, s); k-- > 0;)
 			if (fd__get(p, op, s[k]) == RP_FD_UNSET)
 				fd__set(p, op->pidx, s[k], RP_FD_GONE, 0);
 	return r;

@@ -14,9 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_ops.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 #define PEER_LISTENER 1ull /* epoll data: (peer << 1) | PEER_LISTENER */
 #define PEER_STOP ~0ull
@@ -29,23 +29,23 @@ static struct {
 	char buf[65536];
 } pe = { .ep = -1, .stop = -1 };
 
-static int peer__watch(int fd, uint64_t data, uint32_t events, int op)
+static int peer_watch(int fd, uint64_t data, uint32_t events, int op)
 {
 	struct epoll_event ev = { .events = events, .data.u64 = data };
 
 	return epoll_ctl(pe.ep, op, fd, &ev) ? -errno : 0;
 }
 
-static int peer__listen(struct rp_peer *pr)
+static int peer_listen(struct rp_peer *pr)
 {
 	struct sockaddr_storage ss;
 	int family = pr->family == AF_INET6 ? AF_INET6 : AF_INET;
-	socklen_t len = net__loopback(&ss, family, 0);
+	socklen_t len = loopback__addr(&ss, family, 0);
 
 	pr->lfd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (pr->lfd < 0 || bind(pr->lfd, (struct sockaddr *)&ss, len) || listen(pr->lfd, 4))
 		return -errno;
-	pr->port = net__port(pr->lfd);
+	pr->port = loopback__port(pr->lfd);
 	return pr->port > 0 ? 0 : -EADDRNOTAVAIL;
 }
 
@@ -56,7 +56,7 @@ int peer__setup(struct rp_plan *p)
 	pe.p = p;
 	for (uint32_t i = 0; i < p->npeers && !err; i++) {
 		if (!p->peers[i].incoming)
-			err = peer__listen(&p->peers[i]);
+			err = peer_listen(&p->peers[i]);
 		dbg("peer %u: %s, sources %llu bytes", i,
 		    p->peers[i].incoming ? "connects to a traced listener" : "listens",
 		    (unsigned long long)p->peers[i].quota);
@@ -78,26 +78,26 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
 		if (!pr->incoming || pr->listen != listen || pr->fd >= 0)
 			continue;
 		pr->family = family;
-		len = net__loopback(&ss, pr->family, port);
+		len = loopback__addr(&ss, pr->family, port);
 		pr->fd = socket(pr->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (pr->fd < 0)
 			return -errno;
 		if (connect(pr->fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
 			return -errno;
-		if (peer__watch(pr->fd, (uint64_t)i << 1, EPOLLIN | EPOLLOUT, EPOLL_CTL_ADD))
+		if (peer_watch(pr->fd, (uint64_t)i << 1, EPOLLIN | EPOLLOUT, EPOLL_CTL_ADD))
 			return -errno;
 	}
 	return 0;
 }
 
-static void peer__close(struct rp_peer *pr)
+static void peer_close(struct rp_peer *pr)
 {
 	epoll_ctl(pe.ep, EPOLL_CTL_DEL, pr->fd, NULL);
 	close(pr->fd);
 	pr->fd = -2; /* done: not -1, which would connect again */
 }
 
-static void peer__io(struct rp_peer *pr, uint32_t i, uint32_t events)
+static void peer_io(struct rp_peer *pr, uint32_t i, uint32_t events)
 {
 	ssize_t n;
 
@@ -105,7 +105,7 @@ static void peer__io(struct rp_peer *pr, uint32_t i, uint32_t events)
 		while ((n = read(pr->fd, pe.buf, sizeof(pe.buf))) > 0)
 			;
 		if (n == 0 || (n < 0 && errno != EAGAIN)) {
-			peer__close(pr);
+			peer_close(pr);
 			return;
 		}
 	}
@@ -125,11 +125,11 @@ static void peer__io(struct rp_peer *pr, uint32_t i, uint32_t events)
 			shutdown(pr->fd, SHUT_WR);
 			pr->shut = true;
 		}
-		peer__watch(pr->fd, (uint64_t)i << 1, EPOLLIN, EPOLL_CTL_MOD);
+		peer_watch(pr->fd, (uint64_t)i << 1, EPOLLIN, EPOLL_CTL_MOD);
 	}
 }
 
-static void peer__accept(struct rp_peer *pr, uint32_t i)
+static void peer_accept(struct rp_peer *pr, uint32_t i)
 {
 	int fd = accept4(pr->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
@@ -137,10 +137,10 @@ static void peer__accept(struct rp_peer *pr, uint32_t i)
 		return;
 	epoll_ctl(pe.ep, EPOLL_CTL_DEL, pr->lfd, NULL);
 	pr->fd = fd;
-	peer__watch(fd, (uint64_t)i << 1, EPOLLIN | EPOLLOUT, EPOLL_CTL_ADD);
+	peer_watch(fd, (uint64_t)i << 1, EPOLLIN | EPOLLOUT, EPOLL_CTL_ADD);
 }
 
-static void *peer__thread(void *arg)
+static void *peer_thread(void *arg)
 {
 	struct epoll_event ev[32];
 
@@ -156,9 +156,9 @@ static void *peer__thread(void *arg)
 				return NULL;
 			pr = &pe.p->peers[d >> 1];
 			if (d & PEER_LISTENER)
-				peer__accept(pr, d >> 1);
+				peer_accept(pr, d >> 1);
 			else if (pr->fd >= 0)
-				peer__io(pr, d >> 1, ev[k].events);
+				peer_io(pr, d >> 1, ev[k].events);
 		}
 	}
 }
@@ -174,13 +174,13 @@ int peer__start(struct rp_plan *p)
 	if (pe.ep < 0 || pe.stop < 0)
 		return -errno;
 	memset(pe.buf, 'p', sizeof(pe.buf));
-	err = peer__watch(pe.stop, PEER_STOP, EPOLLIN, EPOLL_CTL_ADD);
+	err = peer_watch(pe.stop, PEER_STOP, EPOLLIN, EPOLL_CTL_ADD);
 	for (uint32_t i = 0; i < p->npeers && !err; i++)
 		if (!p->peers[i].incoming)
-			err = peer__watch(p->peers[i].lfd, ((uint64_t)i << 1) | PEER_LISTENER,
+			err = peer_watch(p->peers[i].lfd, ((uint64_t)i << 1) | PEER_LISTENER,
 					  EPOLLIN, EPOLL_CTL_ADD);
 	if (!err)
-		err = -pthread_create(&pe.th, NULL, peer__thread, NULL);
+		err = -pthread_create(&pe.th, NULL, peer_thread, NULL);
 	pe.running = !err;
 	return err;
 }

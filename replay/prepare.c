@@ -17,10 +17,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_plan.h"
-#include "rp_sandbox.h"
+#include "lib/log.h"
+#include "replay/graph.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 #define FILL_CHUNK (1u << 20)
 
@@ -28,7 +28,7 @@ static uint64_t prep_written; /* file data written, bytes */
 
 /* Whether the entry st at f's path is f, in root k: directories are in every
  * root that needs them, files in their own. */
-static bool prep__keep(const struct rp_file *f, unsigned int k, const struct stat *st)
+static bool prep_keep(const struct rp_file *f, unsigned int k, const struct stat *st)
 {
 	if (!f || (f->type != 'd' && f->root != k))
 		return false;
@@ -39,10 +39,10 @@ static bool prep__keep(const struct rp_file *f, unsigned int k, const struct sta
 	return S_ISREG(st->st_mode);
 }
 
-static int prep__clean_dir(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
+static int prep_clean_dir(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
 			   bool all);
 
-static int prep__clean_entry(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
+static int prep_clean_entry(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
 			     const char *name, bool all)
 {
 	char path[4096];
@@ -55,13 +55,13 @@ static int prep__clean_entry(const struct rp_plan *p, unsigned int k, int dfd, c
 		return -ENAMETOOLONG;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? 0 : -errno;
-	f = all ? NULL : plan__file(p, path);
-	keep = prep__keep(f, k, &st);
+	f = all ? NULL : graph__file(p, path);
+	keep = prep_keep(f, k, &st);
 	if (S_ISDIR(st.st_mode)) {
 		sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0)
 			return -errno;
-		err = prep__clean_dir(p, k, sub, path, !keep);
+		err = prep_clean_dir(p, k, sub, path, !keep);
 		close(sub);
 	}
 	if (!err && !keep && unlinkat(dfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0))
@@ -71,7 +71,7 @@ static int prep__clean_entry(const struct rp_plan *p, unsigned int k, int dfd, c
 
 /* Removes what is not root k's part of the initial state below dfd
  * (everything when ALL). */
-static int prep__clean_dir(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
+static int prep_clean_dir(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
 			   bool all)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -86,7 +86,7 @@ static int prep__clean_dir(const struct rp_plan *p, unsigned int k, int dfd, con
 			continue;
 		if (!*prefix && !strcmp(e->d_name, ".iotrace-replay"))
 			continue;
-		err = prep__clean_entry(p, k, dfd, prefix, e->d_name, all);
+		err = prep_clean_entry(p, k, dfd, prefix, e->d_name, all);
 	}
 	closedir(d);
 	return err;
@@ -100,7 +100,7 @@ static int prep__clean_dir(const struct rp_plan *p, unsigned int k, int dfd, con
  * data the trace does not hold.  xorshift64, seeded by the file and the
  * offset: a few GB/s, far faster than the writes.
  */
-static void prep__data(uint64_t *chunk, size_t n, uint64_t seed)
+static void prep_data(uint64_t *chunk, size_t n, uint64_t seed)
 {
 	uint64_t x = (seed * 0x9e3779b97f4a7c15ull) | 1;
 
@@ -112,7 +112,7 @@ static void prep__data(uint64_t *chunk, size_t n, uint64_t seed)
 	}
 }
 
-static int prep__fill(int fd, uint64_t ino, uint64_t from, uint64_t to)
+static int prep_fill(int fd, uint64_t ino, uint64_t from, uint64_t to)
 {
 	static uint64_t *chunk;
 
@@ -126,7 +126,7 @@ static int prep__fill(int fd, uint64_t ino, uint64_t from, uint64_t to)
 		ssize_t w;
 
 		/* only what is written: a small file costs no 1 MiB of data */
-		prep__data(chunk, (n + 7) & ~(size_t)7, ino ^ (from * 0xff51afd7ed558ccdull));
+		prep_data(chunk, (n + 7) & ~(size_t)7, ino ^ (from * 0xff51afd7ed558ccdull));
 		w = pwrite(fd, chunk, n, from);
 		if (w <= 0)
 			return w < 0 ? -errno : -ENOSPC;
@@ -136,7 +136,7 @@ static int prep__fill(int fd, uint64_t ino, uint64_t from, uint64_t to)
 	return 0;
 }
 
-static int prep__file(int pfd, const char *last, const struct rp_file *f)
+static int prep_file(int pfd, const char *last, const struct rp_file *f)
 {
 	int fd = openat(pfd, last, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	struct stat st;
@@ -155,9 +155,9 @@ static int prep__file(int pfd, const char *last, const struct rp_file *f)
 		if (ftruncate(fd, f->size))
 			err = -errno;
 	} else if ((uint64_t)st.st_blocks * 512 + 4096 < (uint64_t)st.st_size) {
-		err = prep__fill(fd, st.st_ino, 0, f->size); /* sparse: a run was cut short */
+		err = prep_fill(fd, st.st_ino, 0, f->size); /* sparse: a run was cut short */
 	} else {
-		err = prep__fill(fd, st.st_ino, st.st_size, f->size);
+		err = prep_fill(fd, st.st_ino, st.st_size, f->size);
 	}
 	if (!err && fsync(fd))
 		err = -errno;
@@ -165,7 +165,7 @@ static int prep__file(int pfd, const char *last, const struct rp_file *f)
 	return err;
 }
 
-static int prep__symlink(int pfd, const char *last, const char *target)
+static int prep_symlink(int pfd, const char *last, const char *target)
 {
 	char cur[4096];
 	ssize_t n = readlinkat(pfd, last, cur, sizeof(cur) - 1);
@@ -183,7 +183,7 @@ static int prep__symlink(int pfd, const char *last, const char *target)
 }
 
 /* The directories above PATH in root k, for a file placed there. */
-static int prep__parents(unsigned int k, const char *path)
+static int prep_parents(unsigned int k, const char *path)
 {
 	char dir[PATH_MAX], buf[PATH_MAX];
 	const char *last;
@@ -193,7 +193,7 @@ static int prep__parents(unsigned int k, const char *path)
 		return -ENAMETOOLONG;
 	for (char *s = strchr(dir + 1, '/'); s && !err; s = strchr(s + 1, '/')) {
 		*s = '\0';
-		pfd = sb__parent(k, dir, buf, &last);
+		pfd = sandbox__parent(k, dir, buf, &last);
 		if (pfd < 0)
 			return pfd;
 		if (mkdirat(pfd, last, 0755) && errno != EEXIST)
@@ -204,15 +204,15 @@ static int prep__parents(unsigned int k, const char *path)
 	return err;
 }
 
-static int prep__create(const struct rp_file *f)
+static int prep_create(const struct rp_file *f)
 {
 	char buf[PATH_MAX];
 	const char *last;
-	int pfd, err = f->root ? prep__parents(f->root, f->path) : 0;
+	int pfd, err = f->root ? prep_parents(f->root, f->path) : 0;
 
 	if (err)
 		return err;
-	pfd = sb__parent(f->root, f->path, buf, &last);
+	pfd = sandbox__parent(f->root, f->path, buf, &last);
 
 	if (pfd < 0)
 		return pfd;
@@ -222,9 +222,9 @@ static int prep__create(const struct rp_file *f)
 		 errno != EOPNOTSUPP)
 		err = -errno;
 	else if (f->type == 'l')
-		err = prep__symlink(pfd, last, f->target);
+		err = prep_symlink(pfd, last, f->target);
 	else if (f->type == 'f')
-		err = prep__file(pfd, last, f);
+		err = prep_file(pfd, last, f);
 	close(pfd);
 	return err;
 }
@@ -240,7 +240,7 @@ struct prep_dev {
 	uint64_t bytes;
 };
 
-static void prep__devices(const struct rp_plan *p)
+static void prep_devices(const struct rp_plan *p)
 {
 	struct prep_dev d[8];
 	unsigned int nd = 0, k;
@@ -264,26 +264,26 @@ static void prep__devices(const struct rp_plan *p)
 		     d[k].n, (unsigned long long)d[k].bytes, sb_root_name[d[k].root]);
 }
 
-uint64_t sandbox__written(void)
+uint64_t prepare__written(void)
 {
 	return prep_written;
 }
 
-int sandbox__prepare(const struct rp_plan *p)
+int prepare__root(const struct rp_plan *p)
 {
 	uint64_t bytes[RP_ROOTS_MAX] = { 0 };
 	uint32_t n[RP_ROOTS_MAX] = { 0 };
 	int err = 0;
 
 	for (unsigned int k = 0; k < sb_nroots && !err; k++) {
-		err = prep__clean_dir(p, k, sb_root_fd[k], "", false);
+		err = prep_clean_dir(p, k, sb_root_fd[k], "", false);
 		if (err)
 			err("%s: cannot clean the root: %s", sb_root_name[k], strerror(-err));
 	}
 	for (uint32_t i = 0; i < p->nfiles && !err; i++) {
 		const struct rp_file *f = &p->files[i];
 
-		err = prep__create(f);
+		err = prep_create(f);
 		if (err) {
 			err("%s: cannot create %s: %s", sb_root_name[f->root], f->path,
 			    strerror(-err));
@@ -296,30 +296,30 @@ int sandbox__prepare(const struct rp_plan *p)
 		info("%s: prepared %u entries, %llu bytes of file data", sb_root_name[k], n[k],
 		     (unsigned long long)bytes[k]);
 	if (!err)
-		prep__devices(p);
+		prep_devices(p);
 	return err;
 }
 
 /* An fd the process had before the trace began, opened where it points. */
-static int prep__inherit(const struct rp_plan *p, const struct rp_inherit *h, uint8_t *fl)
+static int prep_inherit(const struct rp_plan *p, const struct rp_inherit *h, uint8_t *fl)
 {
 	int fd;
 
 	if (!strcmp(h->type, "file") && h->path && h->path[0] == '/') {
-		unsigned int k = plan__root_of(p, h->path);
+		unsigned int k = graph__root_of(p, h->path);
 
-		fd = sb__open(k, h->path, O_RDWR, 0);
+		fd = sandbox__open_in(k, h->path, O_RDWR, 0);
 		if (fd < 0)
-			fd = sb__open(k, h->path, O_RDONLY, 0);
+			fd = sandbox__open_in(k, h->path, O_RDONLY, 0);
 		if (fd >= 0 && h->pos > 0)
 			lseek(fd, h->pos, SEEK_SET);
 		return fd < 0 ? RP_FD_GONE : fd;
 	}
 	if (!strcmp(h->type, "dir") && h->path && h->path[0] == '/') {
-		fd = sb__open(0, h->path, O_RDONLY | O_DIRECTORY, 0);
+		fd = sandbox__open_in(0, h->path, O_RDONLY | O_DIRECTORY, 0);
 		return fd < 0 ? RP_FD_GONE : fd;
 	}
-	if (!strcmp(h->type, "chr") && h->path && sb__host_dev(h->path)) {
+	if (!strcmp(h->type, "chr") && h->path && sandbox__host_dev(h->path)) {
 		*fl |= RP_FL_EMUL_WRITE;
 		fd = open(h->path, O_RDONLY | O_CLOEXEC);
 		return fd < 0 ? RP_FD_SINK : fd;
@@ -328,7 +328,7 @@ static int prep__inherit(const struct rp_plan *p, const struct rp_inherit *h, ui
 	return RP_FD_SINK;
 }
 
-int sandbox__open_fds(struct rp_plan *p)
+int prepare__open_fds(struct rp_plan *p)
 {
 	for (uint32_t i = 0; i < p->npr; i++) {
 		struct rp_proc *pr = &p->pr[i];
@@ -345,7 +345,7 @@ int sandbox__open_fds(struct rp_plan *p)
 			uint8_t fl = 0;
 
 			if (h->slot >= 0 && (uint32_t)h->slot < pr->nslot) {
-				atomic_store(&pr->fd[h->slot], prep__inherit(p, h, &fl));
+				atomic_store(&pr->fd[h->slot], prep_inherit(p, h, &fl));
 				atomic_store(&pr->fdfl[h->slot], fl);
 			}
 		}

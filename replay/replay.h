@@ -15,7 +15,7 @@
 #define RP_FORMAT_VERSION 1
 #define RP_NONE UINT32_MAX
 /* A dep index with this bit waits for the op to start, not to finish; on an
- * op that is arrive_waited, for its thread to reach it (plan__rendezvous). */
+ * op that is arrive_waited, for its thread to reach it (plan_rendezvous). */
 #define RP_DEP_START 0x80000000u
 /* Largest per-thread buffer; larger counts are clamped (and show as short). */
 #define RP_BUF_MAX (64u << 20)
@@ -26,7 +26,7 @@ enum rp_kind {
 	RK_SKIP,   /* I/O the replayer cannot reproduce yet: counted by call */
 	RK_WAIT,   /* futex, poll, epoll, wait4: only its deps are the wait; a0 futex_op
 		    * or -1, a1 futex val; a3 the wait whose deps end it early
-		    * (plan__cuts), or -1 */
+		    * (plan_cuts), or -1 */
 	RK_SLEEP,  /* nanosleep, clock_nanosleep: sleeps the recorded duration */
 	RK_EXIT,
 	RK_OPEN,
@@ -97,7 +97,7 @@ enum rp_timing { RT_AFAP, RT_NATURAL };
 
 /*
  * One call of the trace.  The run-time fields start on their own cache line,
- * and the array is cache-line aligned (rp__grow), so a replay thread writing
+ * and the array is cache-line aligned (plan__grow), so a replay thread writing
  * its op never shares a line with another thread reading the next op.
  */
 struct rp_op {
@@ -131,12 +131,12 @@ struct rp_op {
 	uint8_t root, root2; /* the sandbox root path and path2 resolve in (--dev-root) */
 	bool start_waited; /* some op waits for it to start (--order temporal) */
 	/* a barrier's wait: the wake that ends it waits for this thread to
-	 * reach it, before the wait's own deps (plan__rendezvous) */
+	 * reach it, before the wait's own deps (plan_rendezvous) */
 	bool arrive_waited;
-	bool cut_target; /* a held timer before it ends with its deps (plan__cuts) */
+	bool cut_target; /* a held timer before it ends with its deps (plan_cuts) */
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
-	 * (plan__rendezvous_counts) */
+	 * (plan_rendezvous_counts) */
 	uint32_t rdv_wake, rdv_n;
 	/* run time */
 	_Alignas(64) _Atomic uint32_t state; /* RS_* */
@@ -150,7 +150,7 @@ struct rp_op {
 
 /*
  * Pages the thread touched through a file mapping before this call.  Loaded
- * as (dev, ino, index); plan__mmaps() turns them into a mapping slot and a
+ * as (dev, ino, index); graph__mmaps() turns them into a mapping slot and a
  * byte offset in it, or slot RP_NONE when no replayed mapping covers them.
  */
 struct rp_touch {
@@ -207,7 +207,7 @@ struct rp_proc {
 #define RP_FL_DIO_SHIFT 4
 #define RP_FL_DIO_MASK 0xf0u
 
-/* One per traced thread; cache-line aligned (rp__grow) so that the counters
+/* One per traced thread; cache-line aligned (plan__grow) so that the counters
  * a replay thread updates after every call are on lines of its own. */
 struct rp_thread {
 	int32_t tid, pid;
@@ -311,27 +311,29 @@ static inline const char *rp_opts__root(const struct rp_opts *o, unsigned int k)
 	return k ? o->devroot[k - 1].dir : o->root;
 }
 
-/* load.c: parse FILE into a raw plan; 0 or -errno (message already printed). */
+/* plan.c: the plan's tables, grown while the trace is read, freed whole. */
 /* Grows *V from N to CAP elements of SIZE bytes, cache-line aligned; 0 or -ENOMEM. */
-int rp__grow(void **v, size_t size, size_t n, size_t cap);
-int plan__load(struct rp_plan *p, const char *file);
-/* plan.c: resolve fds, deps and sizes for the chosen order. */
-int plan__compile(struct rp_plan *p, const struct rp_opts *o);
-void plan__free(struct rp_plan *p);
+int plan__grow(void **v, size_t size, size_t n, size_t cap);
 uint32_t plan__call_idx(struct rp_plan *p, const char *name);
 struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid);
 uint32_t plan__proc(struct rp_plan *p, int32_t pid);
+void plan__free(struct rp_plan *p);
+/* parse.c: parse FILE into a raw plan; 0 or -errno (message already printed). */
+int parse__file(struct rp_plan *p, const char *file);
+/* event.c */
 enum rp_kind rp_kind__of(const char *call);
+/* compile.c: resolve fds, deps and sizes for the chosen order. */
+int compile__plan(struct rp_plan *p, const struct rp_opts *o);
 
 /* sandbox.c: root 0 is --root, root k the k-th --dev-root. */
 int sandbox__open(const struct rp_opts *o, const struct rp_plan *p);
-int sandbox__prepare(const struct rp_plan *p);
-uint64_t sandbox__written(void); /* file data the preparation wrote, bytes */
-int sandbox__open_fds(struct rp_plan *p);
+int prepare__root(const struct rp_plan *p);
+uint64_t prepare__written(void); /* file data the preparation wrote, bytes */
+int prepare__open_fds(struct rp_plan *p);
 void sandbox__close(void);
-int sb__open(unsigned int root, const char *path, int flags, int mode);
-int sb__parent(unsigned int root, const char *path, char *buf, const char **last);
-bool sb__host_dev(const char *path);
+int sandbox__open_in(unsigned int root, const char *path, int flags, int mode);
+int sandbox__parent(unsigned int root, const char *path, char *buf, const char **last);
+bool sandbox__host_dev(const char *path);
 
 /* ops.c: issue one op; returns its result, >= 0 or -errno, or RP_SKIPPED.
  * *emulated is set when no call was made (fd outside the sandbox). */
@@ -341,7 +343,7 @@ int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool
 bool op__is_io(enum rp_kind k);
 
 /* net.c: listener slots, internal vs external peers, peer quotas. */
-int plan__net(struct rp_plan *p);
+int net__plan(struct rp_plan *p);
 /* peer.c: the replayer's side of external connections. */
 int peer__setup(struct rp_plan *p);
 int peer__start(struct rp_plan *p);
@@ -352,7 +354,7 @@ int net__open_inherited(struct rp_plan *p);
 /* Their peers connect, once the peer thread runs. */
 int net__connect_inherited(struct rp_plan *p);
 /* netops.c */
-int64_t net__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
+int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
 
 /* attr.c */
 int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul);
@@ -367,7 +369,7 @@ struct rp_run {
 	bool stalled;
 };
 int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
-uint64_t rp__now(void);
+uint64_t exec__now(void);
 
 /* settle.c: syncfs every root, wait until --root's device is quiet */
 int settle__run(const struct rp_opts *o, struct rp_run *r);

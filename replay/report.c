@@ -9,42 +9,22 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_exec.h"
+#include "lib/log.h"
+#include "lib/stats.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 struct totals {
 	uint64_t issued, failed, shrt, emulated, skipped, touched, unmapped, dio_aligned;
 	uint64_t busy_orig, busy_replay;
 };
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static uint64_t pct(const uint64_t *v, uint32_t n, double q)
-{
-	uint32_t i = (uint32_t)(q * n);
-
-	if (!n)
-		return 0;
-	if ((double)i < q * n)
-		i++;
-	if (i < 1)
-		i = 1;
-	return v[(i > n ? n : i) - 1];
-}
-
 static bool counted(const struct rp_op *op)
 {
 	return op__is_io(op->kind) && op->got != RP_SKIPPED;
 }
 
-static void report__totals(const struct rp_plan *p, struct totals *s)
+static void report_totals(const struct rp_plan *p, struct totals *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (uint32_t i = 0; i < p->nth; i++) {
@@ -70,7 +50,7 @@ static void report__totals(const struct rp_plan *p, struct totals *s)
 	}
 }
 
-static json_t *report__skipped(const struct rp_plan *p)
+static json_t *report_skipped(const struct rp_plan *p)
 {
 	json_t *o = json_object();
 
@@ -85,16 +65,16 @@ static json_t *report__skipped(const struct rp_plan *p)
 	return o;
 }
 
-static json_t *report__pcts(uint64_t *v, uint32_t n)
+static json_t *report_pcts(uint64_t *v, uint32_t n)
 {
-	if (n)
-		qsort(v, n, sizeof(*v), u64_cmp);
-	return json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)pct(v, n, 0.5), "p99",
-			 (json_int_t)pct(v, n, 0.99), "max", (json_int_t)(n ? v[n - 1] : 0));
+	stats__sort(v, n);
+	return json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)stats__percentile(v, n, 0.5),
+			 "p99", (json_int_t)stats__percentile(v, n, 0.99), "max",
+			 (json_int_t)(n ? v[n - 1] : 0));
 }
 
 /* Per call: latency percentiles in the trace and in the replay. */
-static json_t *report__calls(const struct rp_plan *p)
+static json_t *report_calls(const struct rp_plan *p)
 {
 	uint64_t *orig = malloc((p->nops + 1) * sizeof(*orig));
 	uint64_t *repl = malloc((p->nops + 1) * sizeof(*repl));
@@ -114,15 +94,15 @@ static json_t *report__calls(const struct rp_plan *p)
 		if (n)
 			json_object_set_new(o, p->calls[c],
 					    json_pack("{s:I, s:o, s:o}", "count", (json_int_t)n,
-						      "original", report__pcts(orig, n), "replay",
-						      report__pcts(repl, n)));
+						      "original", report_pcts(orig, n), "replay",
+						      report_pcts(repl, n)));
 	}
 	free(orig);
 	free(repl);
 	return o;
 }
 
-static json_t *report__thread(const struct rp_thread *t)
+static json_t *report_thread(const struct rp_thread *t)
 {
 	json_t *o = json_pack("{s:i, s:i}", "tid", t->tid, "pid", t->pid);
 	const struct {
@@ -140,19 +120,19 @@ static json_t *report__thread(const struct rp_thread *t)
 	return o;
 }
 
-static json_t *report__threads(const struct rp_plan *p)
+static json_t *report_threads(const struct rp_plan *p)
 {
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; i < p->nth; i++)
-		json_array_append_new(a, report__thread(&p->th[i]));
+		json_array_append_new(a, report_thread(&p->th[i]));
 	return a;
 }
 
-static json_t *report__failures(const struct rp_plan *p, bool shorts)
+static json_t *report_failures(const struct rp_plan *p, bool shorts)
 {
 	const uint32_t *ids;
-	uint32_t n = exec__failures(&ids, shorts);
+	uint32_t n = watch__failures(&ids, shorts);
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -168,27 +148,27 @@ static json_t *report__failures(const struct rp_plan *p, bool shorts)
 
 static const char *const order_names[] = { "causal", "temporal", "single", "none", "think" };
 
-static json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	struct totals s;
 	json_t *j;
 
-	report__totals(p, &s);
+	report_totals(p, &s);
 	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:f}", "wall_ns",
 		      (json_int_t)r->wall, "trace_wall_ns", (json_int_t)p->trace_wall, "events",
 		      (json_int_t)p->nops, "issued", (json_int_t)s.issued, "failed",
 		      (json_int_t)s.failed, "short", (json_int_t)s.shrt, "emulated",
 		      (json_int_t)s.emulated, "skipped_total", (json_int_t)s.skipped, "skipped",
-		      report__skipped(p), "timing", o->timing == RT_NATURAL ? "natural" : "afap",
+		      report_skipped(p), "timing", o->timing == RT_NATURAL ? "natural" : "afap",
 		      "order", order_names[o->order], "speed", o->speed);
 	if (!j)
 		return NULL;
 	if (o->timing == RT_NATURAL)
-		json_object_set_new(j, "lag_ns", report__pcts(r->lag, r->nlag));
+		json_object_set_new(j, "lag_ns", report_pcts(r->lag, r->nlag));
 	json_object_set_new(j, "prepare_ns", json_integer(r->prepare));
 	json_object_set_new(j, "settle_ns", json_integer(r->settle));
-	json_object_set_new(j, "threads", report__threads(p));
-	json_object_set_new(j, "calls", report__calls(p));
+	json_object_set_new(j, "threads", report_threads(p));
+	json_object_set_new(j, "calls", report_calls(p));
 	json_object_set_new(j, "dio_aligned", json_integer(s.dio_aligned));
 	json_object_set_new(j, "pages_touched", json_integer(s.touched));
 	json_object_set_new(j, "pages_unmapped", json_integer(s.unmapped));
@@ -196,14 +176,14 @@ static json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct r
 			    json_pack("{s:f, s:f}", "original",
 				      p->trace_wall ? (double)s.busy_orig / p->trace_wall : 0.0,
 				      "replay", r->wall ? (double)s.busy_replay / r->wall : 0.0));
-	json_object_set_new(j, "failures", report__failures(p, false));
-	json_object_set_new(j, "short_calls", report__failures(p, true));
+	json_object_set_new(j, "failures", report_failures(p, false));
+	json_object_set_new(j, "short_calls", report_failures(p, true));
 	return j;
 }
 
 int report__write(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
-	json_t *j = report__json(p, o, r);
+	json_t *j = report_json(p, o, r);
 	int err = 0;
 
 	if (!j)
@@ -252,7 +232,7 @@ int report__timeline(const struct rp_plan *p, const char *file)
 	return err;
 }
 
-static void report__list_skipped(const struct rp_plan *p)
+static void report_list_skipped(const struct rp_plan *p)
 {
 	char line[512];
 	size_t n = 0;
@@ -274,21 +254,22 @@ static void report__list_skipped(const struct rp_plan *p)
 void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	const uint32_t *ids;
-	uint32_t nf = exec__failures(&ids, false);
+	uint32_t nf = watch__failures(&ids, false);
 	struct totals s;
 
-	report__totals(p, &s);
+	report_totals(p, &s);
 	info("replayed %u events (%llu calls) in %.1f ms, trace %.1f ms: %llu failed, %llu short, "
 	     "%llu skipped, %llu emulated (before it: %.1f ms preparing, %.1f ms settling)",
 	     p->nops, (unsigned long long)s.issued, r->wall / 1e6, p->trace_wall / 1e6,
 	     (unsigned long long)s.failed, (unsigned long long)s.shrt,
 	     (unsigned long long)s.skipped, (unsigned long long)s.emulated, r->prepare / 1e6,
 	     r->settle / 1e6);
-	report__list_skipped(p);
+	report_list_skipped(p);
 	if (o->timing == RT_NATURAL && r->nlag) {
-		qsort(r->lag, r->nlag, sizeof(*r->lag), u64_cmp);
-		info("lag p50 %.1f us, p99 %.1f us, max %.1f us", pct(r->lag, r->nlag, 0.5) / 1e3,
-		     pct(r->lag, r->nlag, 0.99) / 1e3, r->lag[r->nlag - 1] / 1e3);
+		stats__sort(r->lag, r->nlag);
+		info("lag p50 %.1f us, p99 %.1f us, max %.1f us",
+		     stats__percentile(r->lag, r->nlag, 0.5) / 1e3,
+		     stats__percentile(r->lag, r->nlag, 0.99) / 1e3, r->lag[r->nlag - 1] / 1e3);
 	}
 	for (uint32_t i = 0; i < nf && i < 5; i++) {
 		const struct rp_op *op = &p->ops[ids[i]];

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rp_resolve.h"
+#include "replay/resolve.h"
 
 #define MAX_LINKS	40	/* as the kernel's ELOOP limit */
 #define MAX_DEPTH	256	/* directories held open on the way down */
@@ -29,7 +29,7 @@ struct walk {
 	int links;
 };
 
-static void walk__up(struct walk *w, int to)
+static void walk_up(struct walk *w, int to)
 {
 	while (w->depth > to)
 		close(w->fd[w->depth--]);
@@ -37,7 +37,7 @@ static void walk__up(struct walk *w, int to)
 
 /* Replaces the rest of the path with the target of the symlink lfd, then what
  * followed the link. */
-static int walk__splice(struct walk *w, int lfd, const char *after)
+static int walk_splice(struct walk *w, int lfd, const char *after)
 {
 	char target[PATH_MAX], joined[PATH_MAX];
 	ssize_t n = readlinkat(lfd, "", target, sizeof(target) - 1);
@@ -52,13 +52,13 @@ static int walk__splice(struct walk *w, int lfd, const char *after)
 	    (int)sizeof(joined))
 		return -ENAMETOOLONG;
 	if (target[0] == '/')
-		walk__up(w, 0);
+		walk_up(w, 0);
 	memcpy(w->rest, joined, strlen(joined) + 1);
 	return 0;
 }
 
 /* Cuts the next component off w->rest into name; false when none is left. */
-static bool walk__next(struct walk *w, char *name, bool *last, bool *dir)
+static bool walk_next(struct walk *w, char *name, bool *last, bool *dir)
 {
 	char *s = w->rest, *e;
 
@@ -81,7 +81,7 @@ static bool walk__next(struct walk *w, char *name, bool *last, bool *dir)
 }
 
 /* One step down into name, which is a directory or a symlink to follow. */
-static int walk__step(struct walk *w, const char *name)
+static int walk_step(struct walk *w, const char *name)
 {
 	struct stat st;
 	int fd = openat(w->fd[w->depth], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -95,7 +95,7 @@ static int walk__step(struct walk *w, const char *name)
 		char after[PATH_MAX];
 
 		memcpy(after, w->rest, strlen(w->rest) + 1);
-		e = walk__splice(w, fd, after);
+		e = walk_splice(w, fd, after);
 	} else if (!S_ISDIR(st.st_mode)) {
 		e = -ENOTDIR;
 	} else if (w->depth + 1 >= MAX_DEPTH) {
@@ -109,7 +109,7 @@ static int walk__step(struct walk *w, const char *name)
 }
 
 /* Is name in the current directory a symlink the open must follow? */
-static int walk__is_link(struct walk *w, const char *name)
+static int walk_is_link(struct walk *w, const char *name)
 {
 	struct stat st;
 
@@ -134,15 +134,15 @@ int resolve__open_in_root(int root_fd, const char *path, int flags, int mode)
 	w.depth = 0;
 	w.links = 0;
 	memcpy(w.rest, path, strlen(path) + 1);
-	while (walk__next(&w, name, &last, &dir)) {
+	while (walk_next(&w, name, &last, &dir)) {
 		if (!strcmp(name, "."))
 			continue;
 		if (!strcmp(name, "..")) {
-			walk__up(&w, w.depth ? w.depth - 1 : 0);
+			walk_up(&w, w.depth ? w.depth - 1 : 0);
 			continue;
 		}
 		if (last && !dir) {
-			e = follow_last ? walk__is_link(&w, name) : 0;
+			e = follow_last ? walk_is_link(&w, name) : 0;
 			if (e < 0)
 				goto out;
 			if (!e) {
@@ -152,7 +152,7 @@ int resolve__open_in_root(int root_fd, const char *path, int flags, int mode)
 				goto out;
 			}
 		}
-		e = walk__step(&w, name);
+		e = walk_step(&w, name);
 		if (e)
 			goto out;
 	}
@@ -160,6 +160,6 @@ int resolve__open_in_root(int root_fd, const char *path, int flags, int mode)
 	fd = openat(w.fd[w.depth], ".", flags | O_CLOEXEC, mode);
 	e = fd < 0 ? -errno : fd;
 out:
-	walk__up(&w, 0);
+	walk_up(&w, 0);
 	return e;
 }

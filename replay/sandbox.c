@@ -20,10 +20,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_resolve.h"
-#include "rp_sandbox.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/resolve.h"
+#include "replay/run.h"
 
 #define MARKER ".iotrace-replay"
 
@@ -37,7 +37,7 @@ unsigned int sb_nroots;
 	 O_SYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC |  \
 	 O_PATH | O_TMPFILE)
 
-bool sb__host_dev(const char *path)
+bool sandbox__host_dev(const char *path)
 {
 	return !strcmp(path, "/dev/null") || !strcmp(path, "/dev/zero") ||
 	       !strcmp(path, "/dev/urandom") || !strcmp(path, "/dev/random");
@@ -46,7 +46,7 @@ bool sb__host_dev(const char *path)
 /* -1 not known yet, 0 missing (or IOTRACE_NO_OPENAT2 set), 1 there */
 static int have_openat2 = -1;
 
-int sb__open(unsigned int root, const char *path, int flags, int mode)
+int sandbox__open_in(unsigned int root, const char *path, int flags, int mode)
 {
 	struct open_how how = {
 		.flags = (flags & SB_OPEN_FLAGS) | O_CLOEXEC,
@@ -74,7 +74,7 @@ int sb__open(unsigned int root, const char *path, int flags, int mode)
  * component, in BUF (PATH_MAX bytes).  "." and ".." are refused as last
  * components: acting on them relative to the parent could name the root's
  * own parent. */
-int sb__parent(unsigned int root, const char *path, char *buf, const char **last)
+int sandbox__parent(unsigned int root, const char *path, char *buf, const char **last)
 {
 	size_t n = strlen(path);
 	char *s;
@@ -89,12 +89,12 @@ int sb__parent(unsigned int root, const char *path, char *buf, const char **last
 	if (!**last || !strcmp(*last, ".") || !strcmp(*last, ".."))
 		return -EINVAL;
 	if (!s)
-		return sb__open(root, "/", O_PATH | O_DIRECTORY, 0);
+		return sandbox__open_in(root, "/", O_PATH | O_DIRECTORY, 0);
 	*s = '\0';
-	return sb__open(root, s == buf ? "/" : buf, O_PATH | O_DIRECTORY, 0);
+	return sandbox__open_in(root, s == buf ? "/" : buf, O_PATH | O_DIRECTORY, 0);
 }
 
-static int sandbox__mkdir_p(const char *root)
+static int sandbox_mkdir_p(const char *root)
 {
 	char buf[PATH_MAX];
 
@@ -109,7 +109,7 @@ static int sandbox__mkdir_p(const char *root)
 	return 0;
 }
 
-static int sandbox__probe(int rfd)
+static int sandbox_probe(int rfd)
 {
 	int fd = openat(rfd, ".iotrace-probe", O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0600);
 
@@ -119,7 +119,7 @@ static int sandbox__probe(int rfd)
 	return unlinkat(rfd, ".iotrace-probe", 0) ? -errno : 0;
 }
 
-static bool sandbox__empty(int rfd)
+static bool sandbox_empty(int rfd)
 {
 	int fd = openat(rfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -137,7 +137,7 @@ static bool sandbox__empty(int rfd)
 	return empty;
 }
 
-static int sandbox__marker(int rfd, const char *name, const struct rp_plan *p)
+static int sandbox_marker(int rfd, const char *name, const struct rp_plan *p)
 {
 	char want[128], got[128] = "";
 	int fd = openat(rfd, MARKER, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -157,7 +157,7 @@ static int sandbox__marker(int rfd, const char *name, const struct rp_plan *p)
 		}
 		return 0;
 	}
-	if (!sandbox__empty(rfd)) {
+	if (!sandbox_empty(rfd)) {
 		err("%s: root is not empty and was not prepared by iotrace replay", name);
 		return -EEXIST;
 	}
@@ -174,7 +174,7 @@ static int sandbox__marker(int rfd, const char *name, const struct rp_plan *p)
 
 /* Opens ROOT as sandbox root number k: writable, and empty or prepared for
  * this trace. */
-static int sandbox__open_one(unsigned int k, const char *root, const struct rp_plan *p)
+static int sandbox_open_one(unsigned int k, const char *root, const struct rp_plan *p)
 {
 	int err;
 
@@ -184,16 +184,16 @@ static int sandbox__open_one(unsigned int k, const char *root, const struct rp_p
 		err("%s: %s", root, strerror(errno));
 		return err;
 	}
-	err = sandbox__probe(sb_root_fd[k]);
+	err = sandbox_probe(sb_root_fd[k]);
 	if (err) {
 		err("%s: root is not writable: %s", root, strerror(-err));
 		return err;
 	}
-	return sandbox__marker(sb_root_fd[k], root, p);
+	return sandbox_marker(sb_root_fd[k], root, p);
 }
 
 /* Whether directory A is B or lies below it. */
-static bool sandbox__within(const char *a, const char *b)
+static bool sandbox_within(const char *a, const char *b)
 {
 	size_t n = strlen(b);
 
@@ -201,7 +201,7 @@ static bool sandbox__within(const char *a, const char *b)
 }
 
 /* Roots may not nest: preparing one would remove the other as a stray. */
-static int sandbox__apart(unsigned int n)
+static int sandbox_apart(unsigned int n)
 {
 	char *real[RP_ROOTS_MAX] = { 0 };
 	int err = 0;
@@ -213,7 +213,7 @@ static int sandbox__apart(unsigned int n)
 			err("%s: %s", sb_root_name[k], strerror(errno));
 		}
 		for (unsigned int j = 0; j < k && !err; j++)
-			if (sandbox__within(real[k], real[j]) || sandbox__within(real[j], real[k])) {
+			if (sandbox_within(real[k], real[j]) || sandbox_within(real[j], real[k])) {
 				err("%s and %s: sandbox roots must not contain each other",
 				    sb_root_name[j], sb_root_name[k]);
 				err = -EINVAL;
@@ -231,14 +231,14 @@ int sandbox__open(const struct rp_opts *o, const struct rp_plan *p)
 	sb_nroots = 1 + o->ndevroot;
 	for (unsigned int k = 0; k < sb_nroots && !err; k++) {
 		sb_root_name[k] = rp_opts__root(o, k);
-		err = sandbox__mkdir_p(sb_root_name[k]);
+		err = sandbox_mkdir_p(sb_root_name[k]);
 		if (err)
 			err("%s: cannot create the root: %s", sb_root_name[k], strerror(-err));
 	}
 	if (!err)
-		err = sandbox__apart(sb_nroots);
+		err = sandbox_apart(sb_nroots);
 	for (unsigned int k = 0; k < sb_nroots && !err; k++)
-		err = sandbox__open_one(k, sb_root_name[k], p);
+		err = sandbox_open_one(k, sb_root_name[k], p);
 	return err;
 }
 

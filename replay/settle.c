@@ -15,8 +15,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "replay.h"
+#include "lib/log.h"
+#include "replay/replay.h"
 
 #define SETTLE_POLL_US 1000
 /* A device kept busy by someone else is not waited out longer than this */
@@ -143,7 +143,7 @@ static int settle__wait(dev_t dev, uint64_t t0)
 	for (int n = 0;; n++) {
 		if (blk_sample__read(dev, &cur) || !cur.inflight)
 			return n; /* a device that went away has nothing left either */
-		if (rp__now() - t0 > SETTLE_MAX_NS)
+		if (exec__now() - t0 > SETTLE_MAX_NS)
 			return -1;
 		usleep(SETTLE_POLL_US);
 	}
@@ -175,13 +175,13 @@ static void settle__idle(const struct rp_opts *o, struct rp_run *r, uint64_t t0)
 		dbg("settle: idle %u ms more (--settle)", o->settle_ms);
 		usleep(o->settle_ms * 1000u);
 	}
-	r->settle = rp__now() - t0;
+	r->settle = exec__now() - t0;
 }
 
 int settle__run(const struct rp_opts *o, struct rp_run *r)
 {
 	struct blk_sample s0 = { 0 }, s1 = { 0 };
-	uint64_t t0 = rp__now(), t_sync;
+	uint64_t t0 = exec__now(), t_sync;
 	bool have_dev;
 	dev_t dev;
 	int polls;
@@ -190,7 +190,7 @@ int settle__run(const struct rp_opts *o, struct rp_run *r)
 	for (uint32_t k = 0; k <= o->ndevroot; k++)
 		if (settle__syncfs(rp_opts__root(o, k)))
 			return -EIO;
-	t_sync = rp__now();
+	t_sync = exec__now();
 	if (!have_dev) {
 		dbg("settle: syncfs of %u root(s) took %" PRIu64 " ms; %s is on no block device, "
 		    "nothing to wait for",
@@ -203,7 +203,7 @@ int settle__run(const struct rp_opts *o, struct rp_run *r)
 	dbg("settle: syncfs of %u root(s) took %" PRIu64 " ms and wrote %" PRIu64
 	    " KiB to %u:%u; waited %" PRIu64 " ms more: %s",
 	    o->ndevroot + 1, (t_sync - t0) / 1000000, (s1.written - s0.written) / 2, major(dev),
-	    minor(dev), (rp__now() - t_sync) / 1000000,
+	    minor(dev), (exec__now() - t_sync) / 1000000,
 	    polls < 0 ? "the device was still busy, gave up" :
 	    polls     ? "nothing in flight" :
 			"nothing was in flight");

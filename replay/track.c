@@ -21,9 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
-#include "rp_event.h"
-#include "rp_track.h"
+#include "replay/load.h"
+#include "replay/replay.h"
 
 #define TRACK_MAX_FD 65536
 
@@ -56,7 +55,7 @@ static struct track {
 	uint32_t nmk;
 } tk;
 
-static struct tproc *track__proc(uint32_t pidx)
+static struct tproc *track_proc(uint32_t pidx)
 {
 	if (pidx >= tk.nproc) {
 		struct tproc *v = realloc(tk.pr, (pidx + 1) * sizeof(*v));
@@ -73,10 +72,10 @@ static struct tproc *track__proc(uint32_t pidx)
 }
 
 /* A new generation of recorded fd RFD in process PIDX: its slot, or -ENOMEM. */
-static int32_t slot__new(struct rp_plan *p, uint32_t pidx, int32_t rfd)
+static int32_t slot_new(struct rp_plan *p, uint32_t pidx, int32_t rfd)
 {
 	struct rp_proc *pr = &p->pr[pidx];
-	struct tproc *t = track__proc(pidx);
+	struct tproc *t = track_proc(pidx);
 
 	if (!t)
 		return -ENOMEM;
@@ -106,7 +105,7 @@ static bool kind_reads(enum rp_kind k)
 }
 
 /* The fd object whose number is FD among the event's arguments. */
-static json_t *track__fd_info(json_t *ev, int32_t fd)
+static json_t *track_fd_info(json_t *ev, int32_t fd)
 {
 	json_t *args = json_object_get(ev, "args"), *v;
 	const char *key;
@@ -121,7 +120,7 @@ static json_t *track__fd_info(json_t *ev, int32_t fd)
 
 /* An fd first seen in use that is an end of a pending pipe/socketpair gets a
  * slot: 1 when it is one, 0 when not, or -ENOMEM. */
-static int32_t track__claim_pipe(struct rp_plan *p, struct rp_op *use, int32_t fd, json_t *info)
+static int32_t track_claim_pipe(struct rp_plan *p, struct rp_op *use, int32_t fd, json_t *info)
 {
 	const char *type = json_string_value(json_object_get(info, "type"));
 	uint64_t ino = json_integer_value(json_object_get(info, "ino"));
@@ -140,7 +139,7 @@ static int32_t track__claim_pipe(struct rp_plan *p, struct rp_op *use, int32_t f
 		pd->ino = ino;
 		/* a pipe's read end is [0]; a socketpair's lower number is [0] */
 		end = pd->rfd[0] < 0 && (sock || kind_reads(use->kind) || pd->rfd[1] >= 0) ? 0 : 1;
-		s = slot__new(p, use->pidx, fd);
+		s = slot_new(p, use->pidx, fd);
 		if (s < 0)
 			return s;
 		pd->rfd[end] = fd;
@@ -158,7 +157,7 @@ static int32_t track__claim_pipe(struct rp_plan *p, struct rp_op *use, int32_t f
 	return 0;
 }
 
-static int32_t track__inherit(struct rp_plan *p, struct rp_op *op, int32_t fd, json_t *info)
+static int32_t track_inherit(struct rp_plan *p, struct rp_op *op, int32_t fd, json_t *info)
 {
 	struct rp_proc *pr = &p->pr[op->pidx];
 	struct rp_inherit *v = realloc(pr->inh, (pr->ninh + 1) * sizeof(*v)), *h;
@@ -169,7 +168,7 @@ static int32_t track__inherit(struct rp_plan *p, struct rp_op *op, int32_t fd, j
 	if (!v)
 		return -ENOMEM;
 	pr->inh = v;
-	s = slot__new(p, op->pidx, fd);
+	s = slot_new(p, op->pidx, fd);
 	if (s < 0)
 		return s;
 	h = &v[pr->ninh++];
@@ -183,9 +182,9 @@ static int32_t track__inherit(struct rp_plan *p, struct rp_op *op, int32_t fd, j
 }
 
 /* *FD, a recorded number in use, becomes the slot of its current generation. */
-static int track__use(struct rp_plan *p, struct rp_op *op, int32_t *fd, json_t *ev)
+static int track_use(struct rp_plan *p, struct rp_op *op, int32_t *fd, json_t *ev)
 {
-	struct tproc *t = track__proc(op->pidx);
+	struct tproc *t = track_proc(op->pidx);
 	json_t *info;
 	int err;
 
@@ -194,10 +193,10 @@ static int track__use(struct rp_plan *p, struct rp_op *op, int32_t *fd, json_t *
 	if (*fd < 0)
 		return 0;
 	if (!t->cur[*fd]) {
-		info = track__fd_info(ev, *fd);
-		err = track__claim_pipe(p, op, *fd, info);
+		info = track_fd_info(ev, *fd);
+		err = track_claim_pipe(p, op, *fd, info);
 		if (!err)
-			err = track__inherit(p, op, *fd, info);
+			err = track_inherit(p, op, *fd, info);
 		if (err < 0)
 			return err;
 	}
@@ -206,10 +205,10 @@ static int track__use(struct rp_plan *p, struct rp_op *op, int32_t *fd, json_t *
 }
 
 /* The fd M's call made is open from here on. */
-static int track__made(struct rp_plan *p, const struct making *m)
+static int track_made(struct rp_plan *p, const struct making *m)
 {
 	struct rp_op *op = &p->ops[m->op];
-	struct tproc *t = track__proc(op->pidx);
+	struct tproc *t = track_proc(op->pidx);
 	struct pending *v;
 	int32_t s;
 
@@ -235,7 +234,7 @@ static int track__made(struct rp_plan *p, const struct making *m)
 		break;
 	default: break;
 	}
-	s = slot__new(p, op->pidx, m->rfd);
+	s = slot_new(p, op->pidx, m->rfd);
 	if (s < 0)
 		return s;
 	/* calls the replay skips (epoll_create) keep an empty slot for their
@@ -248,7 +247,7 @@ static int track__made(struct rp_plan *p, const struct making *m)
 }
 
 /* Every fd made by a call that ended by TS (all of them: UINT64_MAX). */
-static int track__made_by(struct rp_plan *p, uint64_t ts)
+static int track_made_by(struct rp_plan *p, uint64_t ts)
 {
 	int err = 0;
 
@@ -257,13 +256,13 @@ static int track__made_by(struct rp_plan *p, uint64_t ts)
 			i++;
 			continue;
 		}
-		err = track__made(p, &tk.mk[i]);
+		err = track_made(p, &tk.mk[i]);
 		tk.mk[i] = tk.mk[--tk.nmk];
 	}
 	return err;
 }
 
-static bool track__makes_fd(const struct rp_op *op, json_t *ev)
+static bool track_makes_fd(const struct rp_op *op, json_t *ev)
 {
 	const char *call;
 
@@ -284,7 +283,7 @@ static bool track__makes_fd(const struct rp_op *op, json_t *ev)
 }
 
 /* Op I makes an fd (dup2: the recorded newfd RFD), visible at its end. */
-static int track__making(struct rp_plan *p, uint32_t i, int32_t rfd)
+static int track_making(struct rp_plan *p, uint32_t i, int32_t rfd)
 {
 	const struct rp_op *op = &p->ops[i];
 	struct making *v;
@@ -301,7 +300,7 @@ static int track__making(struct rp_plan *p, uint32_t i, int32_t rfd)
 	return 0;
 }
 
-static int track__fork(struct rp_plan *p, struct rp_op *op)
+static int track_fork(struct rp_plan *p, struct rp_op *op)
 {
 	struct rp_thread *child = plan__thread(p, op->ret, -1);
 	struct tproc *from, *to;
@@ -315,8 +314,8 @@ static int track__fork(struct rp_plan *p, struct rp_op *op)
 	/* a new process: its fd table starts as a copy of the parent's, slot
 	 * for slot; the slots it makes itself come after those */
 	op->a[0] = child->pidx;
-	to = track__proc(child->pidx);
-	from = track__proc(op->pidx); /* after: track__proc may move tk.pr */
+	to = track_proc(child->pidx);
+	from = track_proc(op->pidx); /* after: track_proc may move tk.pr */
 	if (!to || !from)
 		return -ENOMEM;
 	pf = &p->pr[op->pidx];
@@ -338,7 +337,7 @@ static int track__fork(struct rp_plan *p, struct rp_op *op)
 	return 0;
 }
 
-static int track__close_range(struct tproc *t, const struct rp_op *op)
+static int track_close_range(struct tproc *t, const struct rp_op *op)
 {
 	int64_t last = op->a[1] < TRACK_MAX_FD ? op->a[1] : TRACK_MAX_FD - 1;
 
@@ -356,37 +355,37 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	int err;
 
 	if (op->fd >= TRACK_MAX_FD || op->fd2 >= TRACK_MAX_FD ||
-	    (op->ret >= TRACK_MAX_FD && track__makes_fd(op, ev)))
+	    (op->ret >= TRACK_MAX_FD && track_makes_fd(op, ev)))
 		op->kind = RK_SKIP; /* beyond the fd table: not worth a sparse map */
-	err = track__made_by(p, op->ts);
+	err = track_made_by(p, op->ts);
 	if (err || op->kind == RK_SKIP)
 		return err;
-	if (track__makes_fd(op, ev)) {
-		/* dup2's newfd, pipe ends: slots from track__made */
+	if (track_makes_fd(op, ev)) {
+		/* dup2's newfd, pipe ends: slots from track_made */
 		if (op->kind == RK_DUP2 || op->kind == RK_PIPE || op->kind == RK_SOCKETPAIR)
 			op->fd2 = -1;
-		err = track__making(p, op - p->ops, rfd2);
+		err = track_making(p, op - p->ops, rfd2);
 	}
 	if (err || op->kind == RK_IGNORE)
 		return err;
-	t = track__proc(op->pidx);
+	t = track_proc(op->pidx);
 	if (!t)
 		return -ENOMEM;
 	if (op->kind == RK_CLOSE && op->ret < 0 && op->fd >= 0 && !t->cur[op->fd])
 		op->fd = -1; /* EBADF: nothing was open */
-	err = track__use(p, op, &op->fd, ev);
+	err = track_use(p, op, &op->fd, ev);
 	if (err)
 		return err;
-	t = &tk.pr[op->pidx]; /* track__use may have moved tk.pr */
+	t = &tk.pr[op->pidx]; /* track_use may have moved tk.pr */
 	switch (op->kind) {
 	case RK_CLOSE:
 		if (op->fd >= 0)
 			t->cur[p->pr[op->pidx].slot_fd[op->fd]] = 0;
 		return 0;
-	case RK_CLOSE_RANGE: return track__close_range(t, op);
+	case RK_CLOSE_RANGE: return track_close_range(t, op);
 	case RK_CLONE:
 		op->a[0] = -1;
-		return op->ret > 0 ? track__fork(p, op) : 0;
+		return op->ret > 0 ? track_fork(p, op) : 0;
 	default: return 0;
 	}
 }
@@ -394,7 +393,7 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 /* The fds made by calls that end after the last call starts. */
 int track__finish(struct rp_plan *p)
 {
-	return track__made_by(p, UINT64_MAX);
+	return track_made_by(p, UINT64_MAX);
 }
 
 void track__free(void)

@@ -12,9 +12,9 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_exec.h"
+#include "lib/log.h"
+#include "replay/replay.h"
+#include "replay/run.h"
 
 static uint32_t fail_ids[RP_FAIL_SAMPLES], short_ids[RP_FAIL_SAMPLES];
 static _Atomic uint32_t nfail, nshort;
@@ -25,7 +25,7 @@ static bool moves_bytes(enum rp_kind k)
 	       k == RK_SEND || k == RK_RECV;
 }
 
-void exec__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul)
+void watch__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul)
 {
 	bool rec_err = op->ret < 0, got_err = op->got < 0;
 
@@ -54,7 +54,7 @@ void exec__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 	}
 }
 
-uint32_t exec__failures(const uint32_t **ids, bool shorts)
+uint32_t watch__failures(const uint32_t **ids, bool shorts)
 {
 	uint32_t n = atomic_load(shorts ? &nshort : &nfail);
 
@@ -62,7 +62,7 @@ uint32_t exec__failures(const uint32_t **ids, bool shorts)
 	return n < RP_FAIL_SAMPLES ? n : RP_FAIL_SAMPLES;
 }
 
-static void watch__bar(const struct rp_plan *p, uint64_t done)
+static void watch_bar(const struct rp_plan *p, uint64_t done)
 {
 	unsigned int pct = p->nops ? done * 100 / p->nops : 100, w = pct * 30 / 100;
 	char bar[31];
@@ -73,7 +73,7 @@ static void watch__bar(const struct rp_plan *p, uint64_t done)
 	fprintf(stderr, "\r  [%s] %3u%% %llu/%u ops", bar, pct, (unsigned long long)done, p->nops);
 }
 
-static void watch__stall(const struct rp_plan *p, const struct rp_opts *o)
+static void watch_stall(const struct rp_plan *p, const struct rp_opts *o)
 {
 	err("replay stalled: no call completed for %u s", o->stall_sec);
 	for (uint32_t i = 0; i < p->nth; i++) {
@@ -104,7 +104,7 @@ static void watch__stall(const struct rp_plan *p, const struct rp_opts *o)
 }
 
 /* Calls done: each replay thread publishes its position, no shared counter. */
-static uint64_t watch__progress(const struct rp_plan *p)
+static uint64_t watch_progress(const struct rp_plan *p)
 {
 	uint64_t n = 0;
 
@@ -114,7 +114,7 @@ static uint64_t watch__progress(const struct rp_plan *p)
 }
 
 /* true when every thread finished, false on a stall. */
-bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
+bool watch__run(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
 		 _Atomic uint32_t *pacing)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
@@ -122,23 +122,23 @@ bool exec__watch(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint3
 	uint32_t n;
 
 	while ((n = atomic_load(running))) {
-		uint64_t now = watch__progress(p);
+		uint64_t now = watch_progress(p);
 
 		/* the last thread out wakes us */
 		syscall(SYS_futex, running, FUTEX_WAIT_PRIVATE, n, &tick, NULL, 0);
 		if (o->progress)
-			watch__bar(p, now);
+			watch_bar(p, now);
 		idle = now == last && !atomic_load(pacing) ? idle + 20 : 0;
 		last = now;
 		if (o->stall_sec && idle >= o->stall_sec * 1000ull) {
 			if (o->progress)
 				fputc('\n', stderr);
-			watch__stall(p, o);
+			watch_stall(p, o);
 			return false;
 		}
 	}
 	if (o->progress) {
-		watch__bar(p, watch__progress(p));
+		watch_bar(p, watch_progress(p));
 		fputc('\n', stderr);
 	}
 	return true;

@@ -27,6 +27,14 @@ for bin in "$build"/fuzz/fuzz_*; do
 	fi
 done
 echo "unit: $fuzz_pass passed, $fuzz_fail failed" | tee -a "$log" >/dev/null
+# every #include goes down the layers of docs/architecture.md
+if "$here/layers.sh"; then
+	echo "PASS  layers"
+	echo "unit: 1 passed, 0 failed" >>"$log"
+else
+	echo "FAIL  layers: an #include above crosses a layer the wrong way"
+	echo "unit: 0 passed, 1 failed" >>"$log"
+fi
 
 "$here/run_e2e.sh" 2>&1 | tee -a "$log"
 

@@ -14,11 +14,11 @@
 #include <CUnit/Basic.h>
 #include <jansson.h>
 
-#include "analyze.h"
-#include "jw.h"
-#include "record.h"
-#include "sort.h"
-#include "trace.h"
+#include "analyze/analyze.h"
+#include "analyze/jw.h"
+#include "analyze/sort.h"
+#include "lib/record.h"
+#include "lib/trace.h"
 
 #define NO	UINT32_MAX
 #define RULES_ALL ((1u << AN_RULE_NR) - 1)
@@ -832,4 +832,4 @@ static CU_TestInfo tests[] = {
 };
 
 #define SUITE "analyze"
-#include "cu_main.h"
+#include "tests/cu_main.h"

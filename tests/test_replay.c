@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <CUnit/Basic.h>
 
-#include "replay.h"
-#include "rp_plan.h"
+#include "replay/graph.h"
+#include "replay/replay.h"
 
 /* Writes lines to a temp file and loads and compiles it with opts. */
 static int plan_with(struct rp_plan *p, const char *text, const struct rp_opts *opts)
@@ -23,9 +23,9 @@ static int plan_with(struct rp_plan *p, const char *text, const struct rp_opts *
 	CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
 	close(fd);
 	memset(p, 0, sizeof(*p));
-	err = plan__load(p, path);
+	err = parse__file(p, path);
 	if (!err)
-		err = plan__compile(p, opts);
+		err = compile__plan(p, opts);
 	unlink(path);
 	return err;
 }
@@ -562,13 +562,13 @@ static void test_replay__dev_roots(void)
 	CU_ASSERT_EQUAL(p.ops[3].root, 0);
 	CU_ASSERT_EQUAL(p.ops[4].root, 0);
 	CU_ASSERT_EQUAL(p.ops[4].root2, 2);
-	f = plan__file(&p, "/lib");
+	f = graph__file(&p, "/lib");
 	CU_ASSERT(f && f->type == 'd' && f->root == 0);
-	f = plan__file(&p, "/l");
+	f = graph__file(&p, "/l");
 	CU_ASSERT(f && f->type == 'l' && f->root == 0);
-	f = plan__file(&p, "/lib/libc.so");
+	f = graph__file(&p, "/lib/libc.so");
 	CU_ASSERT(f && f->root == 2 && f->dev == 2049);
-	CU_ASSERT_PTR_NULL(plan__file(&p, "/data/new"));
+	CU_ASSERT_PTR_NULL(graph__file(&p, "/data/new"));
 	plan__free(&p);
 	/* without --dev-root everything is in --root */
 	opts.ndevroot = 0;
@@ -599,4 +599,4 @@ static CU_TestInfo tests[] = {
 };
 
 #define SUITE "replay"
-#include "cu_main.h"
+#include "tests/cu_main.h"

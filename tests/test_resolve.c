@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <CUnit/Basic.h>
 
-#include "rp_resolve.h"
+#include "replay/resolve.h"
 
 static char top[64];	/* holds root/ and the outside file */
 static int root_fd = -1;
@@ -162,4 +162,4 @@ static CU_TestInfo tests[] = {
 };
 
 #define SUITE "resolve"
-#include "cu_main.h"
+#include "tests/cu_main.h"

@@ -10,8 +10,8 @@
 #include <sys/syscall.h>
 #include <CUnit/Basic.h>
 
-#include "fdtable.h"
-#include "syscalls.h"
+#include "lib/fdtable.h"
+#include "lib/syscalls.h"
 
 static void test_syscalls__numbers(void)
 {
@@ -99,4 +99,4 @@ static CU_TestInfo tests[] = {
 };
 
 #define SUITE "syscalls"
-#include "cu_main.h"
+#include "tests/cu_main.h"

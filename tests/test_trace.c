@@ -16,8 +16,8 @@
 #include <zstd.h>
 #include <CUnit/Basic.h>
 
-#include "record.h"
-#include "trace.h"
+#include "lib/record.h"
+#include "lib/trace.h"
 
 #define BLOCK	4096u	/* small blocks, so a few thousand records span many */
 #define NREC	3000u
@@ -411,4 +411,4 @@ static CU_TestInfo tests[] = {
 };
 
 #define SUITE "trace"
-#include "cu_main.h"
+#include "tests/cu_main.h"

@@ -10,8 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "replay.h"
+#include "lib/log.h"
+#include "replay/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					     .root = "/nonexistent" };
 			struct rp_plan p = { 0 };
 
-			if (!plan__load(&p, path))
-				plan__compile(&p, &o);
+			if (!parse__file(&p, path))
+				compile__plan(&p, &o);
 			plan__free(&p);
 		}
 	}

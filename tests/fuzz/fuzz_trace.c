@@ -17,10 +17,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "analyze.h"
-#include "fdtable.h"
-#include "record.h"
-#include "trace.h"
+#include "analyze/analyze.h"
+#include "lib/fdtable.h"
+#include "lib/record.h"
+#include "lib/trace.h"
 
 static FILE *devnull;
 

@@ -19,15 +19,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpfsetup.h"
-#include "calib.h"
-#include "commands.h"
-#include "log.h"
-#include "pidset.h"
-#include "procsnap.h"
-#include "record.h"
-#include "spawn.h"
-#include "trace.h"
+#include "lib/cliopt.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "lib/trace.h"
+#include "loader/bpfsetup.h"
+#include "loader/calib.h"
+#include "loader/cmd_record.h"
+#include "loader/pidset.h"
+#include "loader/procsnap.h"
+#include "loader/spawn.h"
 
 #define FLUSH_NS	1000000000ull	/* a killed recorder loses at most this much */
 #define POLL_MS		100
@@ -444,7 +445,7 @@ static int drain_loop(struct recorder *r, double duration)
 }
 
 /* The kernel's loss counters since the recording proper began. */
-static void recorder__loss(struct recorder *r, uint64_t *loss)
+static void recorder_loss(struct recorder *r, uint64_t *loss)
 {
 	capture__loss(r->cap, loss);
 	for (int i = 0; i < IOT_LOSS_NR; i++)
@@ -459,7 +460,7 @@ static int write_stats(struct recorder *r)
 			 .size = sizeof(s) },
 	};
 
-	recorder__loss(r, (uint64_t *)s.loss);
+	recorder_loss(r, (uint64_t *)s.loss);
 	trace_writer__stats(r->w, &ws);
 	s.records = r->events;
 	s.bytes = ws.raw_bytes;
@@ -473,7 +474,7 @@ static void summary(struct recorder *r, const char *out, bool cmd)
 	uint64_t lost;
 	double secs = (mono_ns(CLOCK_MONOTONIC) - r->start_ns) / 1e9;
 
-	recorder__loss(r, loss);
+	recorder_loss(r, loss);
 	lost = loss[IOT_LOSS_RINGBUF] + loss[IOT_LOSS_STORAGE];
 	trace_writer__stats(r->w, &ws);
 	info("%s: %llu events, %llu lost, %llu bytes (%.1f per event), %.2f s", out,
@@ -509,7 +510,7 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static int recorder__start(struct recorder *r, struct record_opts *o, int argc, char **argv)
+static int recorder_start(struct recorder *r, struct record_opts *o, int argc, char **argv)
 {
 	struct capture_opts co = {
 		.follow_children = !o->no_children,
@@ -555,7 +556,7 @@ int cmd_record(int argc, char **argv)
 	r.out_fd = open_output(o.out);
 	if (r.out_fd < 0)
 		goto cleanup;
-	e = recorder__start(&r, &o, argc, argv);
+	e = recorder_start(&r, &o, argc, argv);
 	if (e)
 		goto cleanup;
 	e = drain_loop(&r, o.duration);

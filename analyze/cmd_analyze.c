@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
-#include "commands.h"
-#include "log.h"
+#include "analyze/analyze.h"
+#include "analyze/cmd_analyze.h"
+#include "lib/cliopt.h"
+#include "lib/log.h"
 
 #define OUT_BUF	(4u << 20)
 

@@ -13,11 +13,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "log.h"
-#include "replay.h"
+#include "lib/cliopt.h"
+#include "lib/log.h"
+#include "replay/cmd_replay.h"
+#include "replay/replay.h"
 
-static void replay__usage(FILE *f)
+static void replay_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iotrace replay FILE --root DIR [--afap | --natural | --speed X]\n"
@@ -60,7 +61,7 @@ static void replay__usage(FILE *f)
 		"  iotrace replay db.jsonl --root /mnt/test/sb --dev-root 254:0=/var/tmp/sys\n");
 }
 
-static int replay__order(const char *s, enum rp_order *o)
+static int replay_order(const char *s, enum rp_order *o)
 {
 	static const char *const names[] = { "causal", "temporal", "single", "none", "think" };
 
@@ -73,7 +74,7 @@ static int replay__order(const char *s, enum rp_order *o)
 	return -EINVAL;
 }
 
-static int replay__speed(const char *s, struct rp_opts *o)
+static int replay_speed(const char *s, struct rp_opts *o)
 {
 	char *end;
 
@@ -87,7 +88,7 @@ static int replay__speed(const char *s, struct rp_opts *o)
 }
 
 /* --dev-root MAJ:MIN=DIR, the device as lsblk and stat -c %Hd:%Ld print it. */
-static int replay__devroot(const char *s, struct rp_opts *o)
+static int replay_devroot(const char *s, struct rp_opts *o)
 {
 	unsigned int maj, min;
 	int n = 0;
@@ -106,7 +107,7 @@ static int replay__devroot(const char *s, struct rp_opts *o)
 	return 0;
 }
 
-static int replay__settle(const char *s, struct rp_opts *o)
+static int replay_settle(const char *s, struct rp_opts *o)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
@@ -119,7 +120,7 @@ static int replay__settle(const char *s, struct rp_opts *o)
 	return 0;
 }
 
-static int replay__opts(int argc, char **argv, struct rp_opts *o)
+static int replay_opts(int argc, char **argv, struct rp_opts *o)
 {
 	static const struct option lo[] = {
 		{ "root", required_argument, NULL, 'r' },
@@ -151,17 +152,17 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 			o->timing = RT_NATURAL;
 			o->speed = 1;
 			break;
-		case 's': err = replay__speed(optarg, o); break;
-		case 'O': err = replay__order(optarg, &o->order); break;
+		case 's': err = replay_speed(optarg, o); break;
+		case 'O': err = replay_order(optarg, &o->order); break;
 		case 'R': o->report = optarg; break;
 		case 'L': o->timeline = optarg; break;
 		case 'P': o->prepare_only = true; break;
 		case 'T': o->stall_sec = atoi(optarg); break;
 		case 'N': o->progress = false; break;
 		case 'U': o->user = optarg; break;
-		case 'D': err = replay__devroot(optarg, o); break;
-		case 'S': err = replay__settle(optarg, o); break;
-		case 'h': replay__usage(stdout); return 1;
+		case 'D': err = replay_devroot(optarg, o); break;
+		case 'S': err = replay_settle(optarg, o); break;
+		case 'h': replay_usage(stdout); return 1;
 		default: return -EINVAL;
 		}
 	}
@@ -176,23 +177,23 @@ static int replay__opts(int argc, char **argv, struct rp_opts *o)
 	return 0;
 }
 
-static int replay__prepare(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+static int replay_prepare(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
-	uint64_t t0 = rp__now();
+	uint64_t t0 = exec__now();
 	int err = sandbox__open(o, p);
 
 	if (!err)
-		err = sandbox__prepare(p);
+		err = prepare__root(p);
 	if (!err && !o->prepare_only)
-		err = sandbox__open_fds(p);
+		err = prepare__open_fds(p);
 	if (!err && !o->prepare_only && (err = net__open_inherited(p)))
 		err("replay: cannot listen on loopback for a listener from before the trace: %s",
 		    strerror(-err));
 	if (!err && !o->prepare_only)
 		err = peer__setup(p);
-	r->prepare = rp__now() - t0;
+	r->prepare = exec__now() - t0;
 	dbg("prepare: %" PRIu64 " ms, %" PRIu64 " bytes of file data written", r->prepare / 1000000,
-	    sandbox__written());
+	    prepare__written());
 	return err;
 }
 
@@ -212,7 +213,7 @@ static int chown_one(const char *path, const struct stat *st, int flag, struct F
  * user (never following a symlink, never leaving the file system), then
  * drop every privilege before the first recorded call is issued.
  */
-static int replay__drop(const struct rp_opts *o)
+static int replay_drop(const struct rp_opts *o)
 {
 	const char *user = o->user;
 	struct passwd *pw = getpwnam(user);
@@ -242,7 +243,7 @@ static int replay__drop(const struct rp_opts *o)
 	return 0;
 }
 
-static int replay__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+static int replay_run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	int err = peer__start(p);
 
@@ -283,21 +284,21 @@ int cmd_replay(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	o.progress = isatty(STDERR_FILENO);
 	optind = 1;
-	err = replay__opts(argc, argv, &o);
+	err = replay_opts(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : (err("replay: see 'iotrace replay --help'"), EXIT_USAGE);
-	if (plan__load(&p, o.file) || plan__compile(&p, &o))
+	if (parse__file(&p, o.file) || compile__plan(&p, &o))
 		goto out;
-	if (replay__prepare(&p, &o, &r))
+	if (replay_prepare(&p, &o, &r))
 		goto out;
 	if (o.prepare_only) {
 		rc = 0;
 		goto out;
 	}
 	/* after --user's chown, whose inode changes are writeback of their own */
-	if ((o.user && replay__drop(&o)) || settle__run(&o, &r))
+	if ((o.user && replay_drop(&o)) || settle__run(&o, &r))
 		goto out;
-	rc = replay__run(&p, &o, &r);
+	rc = replay_run(&p, &o, &r);
 	if (rc == 3)
 		return 1; /* stuck threads still use the plan and the root */
 out:

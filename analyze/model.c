@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The analysis object: construction, the passes in order, lookups. */
+/*
+ * The analysis model every pass shares: rule names, the vectors, lookups of
+ * threads, processes and calls, and the one way to add an edge.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "an.h"
-#include "log.h"
+#include "analyze/an.h"
 
 static const char *const rule_names[AN_RULE_NR] = {
 	[AN_RULE_PROCESS] = "process", [AN_RULE_WAKEUP] = "wakeup", [AN_RULE_DATA] = "data",
@@ -40,7 +42,7 @@ int an_rule__parse(const char *list, unsigned int *mask)
 	return 0;
 }
 
-void *vec__push(struct an_vec *v)
+void *an_vec__push(struct an_vec *v)
 {
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? v->cap * 2 : 64;
@@ -54,12 +56,12 @@ void *vec__push(struct an_vec *v)
 	return memset((char *)v->v + v->n++ * v->esz, 0, v->esz);
 }
 
-void *vec__at(const struct an_vec *v, size_t i)
+void *an_vec__at(const struct an_vec *v, size_t i)
 {
 	return (char *)v->v + i * v->esz;
 }
 
-void vec__free(struct an_vec *v)
+void an_vec__free(struct an_vec *v)
 {
 	free(v->v);
 	v->v = NULL;
@@ -77,8 +79,8 @@ struct an_proc *an__proc(struct analysis *an, uint32_t pid)
 	struct an_proc *p;
 
 	if (idx != AN_NONE)
-		return vec__at(&an->procs, idx);
-	p = vec__push(&an->procs);
+		return an_vec__at(&an->procs, idx);
+	p = an_vec__push(&an->procs);
 	if (!p || htab__set(&an->pid_idx, pid, an->procs.n - 1))
 		return NULL;
 	*p = (struct an_proc){ .pid = pid, .comm = AN_NONE, .cwd = AN_NONE, .exe = AN_NONE };
@@ -114,7 +116,7 @@ int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind,
 		return 0;
 	if (an->ev[from].tidx == an->ev[to].tidx)
 		return 0;
-	e = vec__push(&an->edges);
+	e = an_vec__push(&an->edges);
 	if (!e)
 		return -ENOMEM;
 	*e = (struct an_edge){ .from = from, .to = to, .kind = kind, .info = info };
@@ -131,7 +133,7 @@ void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint6
 	if (path == AN_NONE)
 		return;
 	if (idx != AN_NONE) {
-		f = vec__at(&an->files, idx);
+		f = an_vec__at(&an->files, idx);
 		/* a sighting that only proved the path existed learns its type */
 		if (f->type == IOT_FT_NONE && ftype != IOT_FT_NONE)
 			f->type = ftype;
@@ -141,7 +143,7 @@ void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint6
 			f->dev = dev;
 		return;
 	}
-	f = vec__push(&an->files);
+	f = an_vec__push(&an->files);
 	if (!f || htab__set(&an->file_idx, path, an->files.n - 1))
 		return;
 	*f = (struct an_file){ .path = path, .type = ftype, .size = size, .created = created,
@@ -152,80 +154,5 @@ unsigned int an__file_type(const struct analysis *an, uint32_t path)
 {
 	uint32_t idx = path == AN_NONE ? AN_NONE : htab__get(&an->file_idx, path);
 
-	return idx == AN_NONE ? IOT_FT_NONE : ((const struct an_file *)vec__at(&an->files, idx))->type;
-}
-
-static void init_vecs(struct analysis *an)
-{
-	an->threads.esz = sizeof(struct an_thread);
-	an->procs.esz = sizeof(struct an_proc);
-	an->side.esz = sizeof(struct an_side);
-	an->edges.esz = sizeof(struct an_edge);
-	an->deps.esz = sizeof(struct an_edge);
-	an->files.esz = sizeof(struct an_file);
-	an->snaps.esz = sizeof(uint64_t);
-	an->pages.esz = sizeof(struct an_page);
-}
-
-static int run(struct analysis *an, const char *path, const void *buf, size_t len)
-{
-	int err = an__load(an, path, buf, len);
-
-	if (!err)
-		err = an__state(an);
-	if (!err && an->opts.infer)
-		err = an__data(an);
-	if (!err && an->opts.infer)
-		err = an__sched(an);
-	if (!err)
-		err = an__reduce(an, an->opts.infer);
-	return err;
-}
-
-struct analysis *analysis__new(const char *path, const void *buf, size_t len,
-			       const struct an_opts *opts)
-{
-	struct analysis *an = calloc(1, sizeof(*an));
-	int err;
-
-	if (!an)
-		return NULL;
-	an->opts = *opts;
-	init_vecs(an);
-	err = run(an, path, buf, len);
-	if (err) {
-		if (err == -ENOMEM)
-			err("analyze: out of memory");
-		analysis__free(an);
-		errno = -err;
-		return NULL;
-	}
-	return an;
-}
-
-void analysis__free(struct analysis *an)
-{
-	if (!an)
-		return;
-	for (size_t i = 0; i < an->threads.n; i++) {
-		free(an__thread(an, i)->ev);
-		free(an__thread(an, i)->gap_ts);
-	}
-	vec__free(&an->threads);
-	vec__free(&an->procs);
-	vec__free(&an->side);
-	vec__free(&an->edges);
-	vec__free(&an->deps);
-	vec__free(&an->files);
-	vec__free(&an->snaps);
-	vec__free(&an->pages);
-	htab__free(&an->tid_idx);
-	htab__free(&an->pid_idx);
-	htab__free(&an->file_idx);
-	strtab__free(&an->strs);
-	free(an->dep_off);
-	free(an->evflags);
-	free(an->ev);
-	free(an->arena);
-	free(an);
+	return idx == AN_NONE ? IOT_FT_NONE : ((const struct an_file *)an_vec__at(&an->files, idx))->type;
 }

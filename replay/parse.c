@@ -11,11 +11,10 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "log.h"
-#include "replay.h"
-#include "rp_event.h"
-#include "rp_track.h"
-#include "rp_plan.h"
+#include "lib/log.h"
+#include "lib/path.h"
+#include "replay/load.h"
+#include "replay/replay.h"
 
 struct loader {
 	struct rp_plan *p;
@@ -24,77 +23,7 @@ struct loader {
 	uint32_t cap;
 };
 
-uint32_t plan__call_idx(struct rp_plan *p, const char *name)
-{
-	char **v;
-
-	for (uint32_t i = 0; i < p->ncalls; i++)
-		if (!strcmp(p->calls[i], name))
-			return i;
-	v = realloc(p->calls, (p->ncalls + 1) * sizeof(*v));
-	if (!v)
-		return RP_NONE;
-	p->calls = v;
-	v[p->ncalls] = strdup(name);
-	return v[p->ncalls] ? p->ncalls++ : RP_NONE;
-}
-
-int rp__grow(void **v, size_t size, size_t n, size_t cap)
-{
-	/* a multiple of 64: aligned_alloc wants the size to be one */
-	size_t bytes = (cap * size + 63) & ~(size_t)63;
-	void *nv = aligned_alloc(64, bytes ? bytes : 64);
-
-	if (!nv)
-		return -ENOMEM;
-	if (n)
-		memcpy(nv, *v, n * size);
-	free(*v);
-	*v = nv;
-	return 0;
-}
-
-uint32_t plan__proc(struct rp_plan *p, int32_t pid)
-{
-	struct rp_proc *v;
-
-	for (uint32_t i = 0; i < p->npr; i++)
-		if (p->pr[i].pid == pid)
-			return i;
-	v = realloc(p->pr, (p->npr + 1) * sizeof(*v));
-	if (!v)
-		return RP_NONE;
-	p->pr = v;
-	memset(&v[p->npr], 0, sizeof(*v));
-	v[p->npr].pid = pid;
-	return p->npr++;
-}
-
-struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid)
-{
-	static uint32_t last;
-	struct rp_thread *v;
-
-	/* events come in runs of one thread: try the last hit first */
-	if (last < p->nth && p->th[last].tid == tid)
-		return &p->th[last];
-	for (uint32_t i = 0; i < p->nth; i++)
-		if (p->th[i].tid == tid)
-			return &p->th[last = i];
-	if (pid < 0)
-		return NULL;
-	if (rp__grow((void **)&p->th, sizeof(*p->th), p->nth, p->nth + 1))
-		return NULL;
-	v = p->th;
-	memset(&v[p->nth], 0, sizeof(*v));
-	v[p->nth].tid = tid;
-	v[p->nth].pid = pid;
-	v[p->nth].gate = RP_NONE;
-	v[p->nth].pidx = plan__proc(p, pid);
-	return v[p->nth].pidx == RP_NONE ? NULL : &v[last = p->nth++];
-}
-
-static int load__threads(struct rp_plan *p, json_t *h)
+static int load_threads(struct rp_plan *p, json_t *h)
 {
 	json_t *a = json_object_get(h, "threads"), *t;
 	size_t i;
@@ -111,7 +40,7 @@ static int load__threads(struct rp_plan *p, json_t *h)
 	return 0;
 }
 
-static int load__procs(struct rp_plan *p, json_t *h)
+static int load_procs(struct rp_plan *p, json_t *h)
 {
 	json_t *a = json_object_get(h, "processes"), *o;
 	size_t i;
@@ -133,38 +62,7 @@ static int load__procs(struct rp_plan *p, json_t *h)
 	return 0;
 }
 
-/* Lexical clean-up, "/" as the floor: the root's initial state is matched
- * by name against what is on disk when a root is reused. */
-void path__normalize(char *s)
-{
-	char *out = s, *in = s;
-
-	while (*in) {
-		char *end;
-		size_t n;
-
-		while (*in == '/')
-			in++;
-		end = strchrnul(in, '/');
-		n = end - in;
-		if (n == 1 && in[0] == '.') {
-			/* nothing */
-		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
-			while (out > s && *--out != '/')
-				;
-		} else if (n) {
-			*out++ = '/';
-			memmove(out, in, n);
-			out += n;
-		}
-		in = end;
-	}
-	if (out == s)
-		*out++ = '/';
-	*out = '\0';
-}
-
-static int load__file(struct rp_file *f, json_t *o)
+static int load_file(struct rp_file *f, json_t *o)
 {
 	const char *path = json_string_value(json_object_get(o, "path"));
 	const char *type = json_string_value(json_object_get(o, "type"));
@@ -189,7 +87,7 @@ static int load__file(struct rp_file *f, json_t *o)
 	return f->path ? 1 : -ENOMEM;
 }
 
-static int load__files(struct rp_plan *p, json_t *h)
+static int load_files(struct rp_plan *p, json_t *h)
 {
 	json_t *a = json_object_get(h, "files"), *o;
 	size_t i;
@@ -202,7 +100,7 @@ static int load__files(struct rp_plan *p, json_t *h)
 		return -ENOMEM;
 	json_array_foreach(a, i, o)
 	{
-		err = load__file(&p->files[p->nfiles], o);
+		err = load_file(&p->files[p->nfiles], o);
 		if (err < 0)
 			return err;
 		p->nfiles += err;
@@ -210,7 +108,7 @@ static int load__files(struct rp_plan *p, json_t *h)
 	return 0;
 }
 
-static int load__header(struct loader *l, json_t *h)
+static int load_header(struct loader *l, json_t *h)
 {
 	json_t *v = json_object_get(h, "version");
 	int err;
@@ -230,25 +128,25 @@ static int load__header(struct loader *l, json_t *h)
 	}
 	l->p->header_events = json_integer_value(json_object_get(h, "events"));
 	l->p->clock_start = json_integer_value(json_object_get(h, "clock_start_ns"));
-	err = load__procs(l->p, h);
+	err = load_procs(l->p, h);
 	if (!err)
-		err = load__threads(l->p, h);
+		err = load_threads(l->p, h);
 	if (!err)
-		err = load__files(l->p, h);
+		err = load_files(l->p, h);
 	if (err)
 		err("%s:1: bad header: %s", l->file,
 		    err == -ENOMEM ? "out of memory" : "threads, processes or files malformed");
 	return err;
 }
 
-static struct rp_op *load__new_op(struct loader *l)
+static struct rp_op *load_new_op(struct loader *l)
 {
 	struct rp_plan *p = l->p;
 
 	if (p->nops == l->cap) {
 		uint32_t cap = l->cap ? l->cap * 2 : 1024;
 
-		if (rp__grow((void **)&p->ops, sizeof(*p->ops), p->nops, cap))
+		if (plan__grow((void **)&p->ops, sizeof(*p->ops), p->nops, cap))
 			return NULL;
 		l->cap = cap;
 	}
@@ -256,9 +154,9 @@ static struct rp_op *load__new_op(struct loader *l)
 	return &p->ops[p->nops];
 }
 
-static int load__event(struct loader *l, json_t *ev)
+static int load_event(struct loader *l, json_t *ev)
 {
-	struct rp_op *op = load__new_op(l);
+	struct rp_op *op = load_new_op(l);
 	const char *why;
 
 	if (!op)
@@ -278,7 +176,7 @@ static int load__event(struct loader *l, json_t *ev)
 	return track__op(l->p, op, ev);
 }
 
-static int load__line(struct loader *l, const char *buf, size_t len)
+static int load_line(struct loader *l, const char *buf, size_t len)
 {
 	json_error_t je;
 	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
@@ -294,9 +192,9 @@ static int load__line(struct loader *l, const char *buf, size_t len)
 	}
 	type = json_string_value(json_object_get(j, "type"));
 	if (l->line == 1)
-		err = load__header(l, j);
+		err = load_header(l, j);
 	else if (type && !strcmp(type, "event"))
-		err = load__event(l, j);
+		err = load_event(l, j);
 	else if (!type)
 		err = (err("%s:%lu: line has no \"type\"", l->file, l->line), -EINVAL);
 	/* other line types are for other readers: skip them */
@@ -304,7 +202,7 @@ static int load__line(struct loader *l, const char *buf, size_t len)
 	return err;
 }
 
-static int load__check_end(struct loader *l, bool newline)
+static int load_check_end(struct loader *l, bool newline)
 {
 	struct rp_plan *p = l->p;
 
@@ -321,7 +219,7 @@ static int load__check_end(struct loader *l, bool newline)
 	return 0;
 }
 
-int plan__load(struct rp_plan *p, const char *file)
+int parse__file(struct rp_plan *p, const char *file)
 {
 	struct loader l = { .p = p, .file = file };
 	FILE *f = fopen(file, "r");
@@ -344,12 +242,12 @@ int plan__load(struct rp_plan *p, const char *file)
 			err = -EINVAL;
 			break;
 		}
-		err = load__line(&l, buf, n);
+		err = load_line(&l, buf, n);
 	}
 	if (!err && ferror(f))
 		err = (err("%s: read error: %s", file, strerror(errno)), -EIO);
 	if (!err)
-		err = load__check_end(&l, nl);
+		err = load_check_end(&l, nl);
 	if (!err)
 		err = track__finish(p);
 	track__free();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Path resolution confined to a root, without openat2. */
-#ifndef IOTRACE_RP_RESOLVE_H
-#define IOTRACE_RP_RESOLVE_H
+#ifndef IOTRACE_REPLAY_RESOLVE_H
+#define IOTRACE_REPLAY_RESOLVE_H
 
 /*
  * openat(root_fd, path, flags, mode) as openat2 with RESOLVE_IN_ROOT |

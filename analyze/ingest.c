@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an.h"
-#include "log.h"
-#include "record.h"
-#include "sort.h"
-#include "trace.h"
+#include "analyze/an.h"
+#include "analyze/sort.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "lib/trace.h"
 
 static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off)
 {
@@ -47,7 +47,7 @@ static uint32_t thread_get(struct analysis *an, uint32_t pid, uint32_t tid)
 		an->last_tidx = idx;
 		return idx;
 	}
-	t = vec__push(&an->threads);
+	t = an_vec__push(&an->threads);
 	if (!t || htab__set(&an->tid_idx, tid, an->threads.n - 1))
 		return AN_NONE;
 	t->tid = tid;
@@ -140,7 +140,7 @@ static int add_page(struct analysis *an, const struct iot_page *pg)
 
 	if (pg->kind != IOT_PAGE_FAULT && pg->kind != IOT_PAGE_MAP && pg->kind != IOT_PAGE_DIRTY)
 		return 0;
-	p = vec__push(&an->pages);
+	p = an_vec__push(&an->pages);
 	if (!p)
 		return -ENOMEM;
 	*p = (struct an_page){ .ts = pg->hdr.ts, .ino = pg->ino, .index = pg->index,
@@ -151,7 +151,7 @@ static int add_page(struct analysis *an, const struct iot_page *pg)
 
 static int add_side(struct analysis *an, const struct iot_hdr *h, uint32_t a, uint32_t b)
 {
-	struct an_side *s = vec__push(&an->side);
+	struct an_side *s = an_vec__push(&an->side);
 
 	if (!s)
 		return -ENOMEM;
@@ -230,7 +230,7 @@ static int add_thread_snap(struct analysis *an, const struct iot_hdr *h)
 
 static int add_snap(struct analysis *an, const struct iot_hdr *h)
 {
-	uint64_t *off = vec__push(&an->snaps);
+	uint64_t *off = an_vec__push(&an->snaps);
 
 	return off ? arena_put(an, h, off) : -ENOMEM;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "htab.h"
+#include "lib/htab.h"
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
@@ -31,7 +31,7 @@ uint32_t htab__get(const struct htab *h, uint64_t key)
 	for (size_t i = slot_of(key, h->cap);; i = (i + 1) & (h->cap - 1)) {
 		if (!h->used[i])
 			return UINT32_MAX;
-		if (h->used[i] == 1 && h->key[i] == key)
+		if (h->key[i] == key)
 			return h->val[i];
 	}
 }
@@ -48,7 +48,7 @@ static int grow(struct htab *h)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < h->cap; i++)
-		if (h->used[i] == 1)
+		if (h->used[i])
 			htab__set(&n, h->key[i], h->val[i]);
 	htab__free(h);
 	*h = n;
@@ -57,38 +57,21 @@ static int grow(struct htab *h)
 
 int htab__set(struct htab *h, uint64_t key, uint32_t val)
 {
-	size_t i, tomb = SIZE_MAX;
+	size_t i;
 
 	if ((h->n + 1) * 4 > h->cap * 3 && grow(h))
 		return -ENOMEM;
 	for (i = slot_of(key, h->cap); h->used[i]; i = (i + 1) & (h->cap - 1)) {
-		if (h->used[i] == 1 && h->key[i] == key) {
+		if (h->key[i] == key) {
 			h->val[i] = val;
 			return 0;
 		}
-		if (h->used[i] == 2 && tomb == SIZE_MAX)
-			tomb = i;
 	}
-	if (tomb != SIZE_MAX)
-		i = tomb;
-	else
-		h->n++;
+	h->n++;
 	h->used[i] = 1;
 	h->key[i] = key;
 	h->val[i] = val;
 	return 0;
-}
-
-void htab__del(struct htab *h, uint64_t key)
-{
-	if (!h->cap)
-		return;
-	for (size_t i = slot_of(key, h->cap); h->used[i]; i = (i + 1) & (h->cap - 1)) {
-		if (h->used[i] == 1 && h->key[i] == key) {
-			h->used[i] = 2;
-			return;
-		}
-	}
 }
 
 void htab__free(struct htab *h)
@@ -103,18 +86,6 @@ void htab__free(struct htab *h)
 static uint64_t str_key(const char *s, unsigned int attempt)
 {
 	return hash64(s, strlen(s)) + attempt * 0x9e3779b97f4a7c15ull;
-}
-
-uint32_t strtab__find(const struct strtab *t, const char *s)
-{
-	if (!s)
-		return UINT32_MAX;
-	for (unsigned int a = 0;; a++) {
-		uint32_t id = htab__get(&t->idx, str_key(s, a));
-
-		if (id == UINT32_MAX || !strcmp(t->s[id], s))
-			return id;
-	}
 }
 
 uint32_t strtab__intern(struct strtab *t, const char *s)

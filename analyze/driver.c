@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The driver: builds an analysis by running the passes in order over the model. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "analyze/an.h"
+#include "lib/log.h"
+
+static void init_vecs(struct analysis *an)
+{
+	an->threads.esz = sizeof(struct an_thread);
+	an->procs.esz = sizeof(struct an_proc);
+	an->side.esz = sizeof(struct an_side);
+	an->edges.esz = sizeof(struct an_edge);
+	an->deps.esz = sizeof(struct an_edge);
+	an->files.esz = sizeof(struct an_file);
+	an->snaps.esz = sizeof(uint64_t);
+	an->pages.esz = sizeof(struct an_page);
+}
+
+static int run(struct analysis *an, const char *path, const void *buf, size_t len)
+{
+	int err = an__load(an, path, buf, len);
+
+	if (!err)
+		err = an__state(an);
+	if (!err && an->opts.infer)
+		err = an__data(an);
+	if (!err && an->opts.infer)
+		err = an__sched(an);
+	if (!err)
+		err = an__reduce(an, an->opts.infer);
+	return err;
+}
+
+struct analysis *analysis__new(const char *path, const void *buf, size_t len,
+			       const struct an_opts *opts)
+{
+	struct analysis *an = calloc(1, sizeof(*an));
+	int err;
+
+	if (!an)
+		return NULL;
+	an->opts = *opts;
+	init_vecs(an);
+	err = run(an, path, buf, len);
+	if (err) {
+		if (err == -ENOMEM)
+			err("analyze: out of memory");
+		analysis__free(an);
+		errno = -err;
+		return NULL;
+	}
+	return an;
+}
+
+void analysis__free(struct analysis *an)
+{
+	if (!an)
+		return;
+	for (size_t i = 0; i < an->threads.n; i++) {
+		free(an__thread(an, i)->ev);
+		free(an__thread(an, i)->gap_ts);
+	}
+	an_vec__free(&an->threads);
+	an_vec__free(&an->procs);
+	an_vec__free(&an->side);
+	an_vec__free(&an->edges);
+	an_vec__free(&an->deps);
+	an_vec__free(&an->files);
+	an_vec__free(&an->snaps);
+	an_vec__free(&an->pages);
+	htab__free(&an->tid_idx);
+	htab__free(&an->pid_idx);
+	htab__free(&an->file_idx);
+	strtab__free(&an->strs);
+	free(an->dep_off);
+	free(an->evflags);
+	free(an->ev);
+	free(an->arena);
+	free(an);
+}
