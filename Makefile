@@ -27,7 +27,7 @@ endif
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .SECONDARY:
-.PHONY: all deps test unit e2e demo bench bench-quick clean format format-check fuzz
+.PHONY: all deps test unit e2e demo bench bench-quick clean format format-check fuzz FORCE
 
 # Sources of the one binary; each folder adds its own files here.
 LIB_SRCS	:= $(wildcard lib/*.c)
@@ -64,6 +64,21 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# The version baked into the binary: VERSION, and `git describe` when this is
+# a git checkout of its own (not a tarball unpacked inside another one).
+# Rewritten only when it changes, so a build that changed nothing links
+# nothing.
+IOTRACE_VERSION	:= $(shell cat VERSION)
+IOTRACE_GIT	:= $(if $(wildcard .git),$(shell git describe --always --dirty 2>/dev/null))
+
+$(BUILD)/version.h: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#define IOTRACE_VERSION "%s"\n#define IOTRACE_GIT "%s"\n' \
+		'$(IOTRACE_VERSION)' '$(IOTRACE_GIT)' >$@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
+
+$(BUILD)/obj/cli/version.o $(BUILD)/san/obj/cli/version.o: $(BUILD)/version.h
 
 $(BUILD)/obj/%.o: %.c | $(SKELS)
 	$(Q)mkdir -p $(@D)

@@ -31,7 +31,7 @@ static void usage(FILE *f)
 		   "  --infer-causality  add cross-thread deps\n"
 		   "  --rules LIST       rule families: process,wakeup,data,stage,name,seq or all\n"
 		   "                     (default: all but seq)\n"
-		   "  -o OUT             write to OUT instead of stdout\n"
+		   "  -o, --output OUT   write to OUT instead of stdout\n"
 		   "  --summary          per-call counts, latency percentiles, bytes, top files,\n"
 		   "                     edge counts; --json for one JSON object\n"
 		   "\n"
@@ -41,41 +41,47 @@ static void usage(FILE *f)
 		   "  iotrace analyze db.iot --summary\n");
 }
 
+enum { OPT_INFER = 256, OPT_RULES, OPT_SUMMARY, OPT_JSON };
+
+static const struct option longopts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "infer-causality", no_argument, NULL, OPT_INFER },
+	{ "rules", required_argument, NULL, OPT_RULES },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "output", required_argument, NULL, 'o' },
+	{ 0 },
+};
+
+/* 0 to run, 1 after --help, -1 after a usage error (already printed) */
 static int parse(int argc, char **argv, struct analyze_args *a)
 {
-	a->opts.rules = AN_RULES_DEFAULT;
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
+	int c;
 
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			usage(stdout);
-			return 1;
-		} else if (!strcmp(s, "--infer-causality")) {
-			a->opts.infer = true;
-		} else if (!strcmp(s, "--summary")) {
-			a->summary = true;
-		} else if (!strcmp(s, "--json")) {
-			a->json = true;
-		} else if ((!strcmp(s, "--rules") || !strcmp(s, "-o")) && i + 1 < argc) {
-			if (s[1] == 'o')
-				a->out = argv[++i];
-			else if (an_rule__parse(argv[++i], &a->opts.rules)) {
-				err("analyze: unknown rule in '%s'", argv[i]);
-				return -1;
-			}
-		} else if (s[0] == '-' && s[1]) {
-			err("analyze: unknown or incomplete option '%s'", s);
+	a->opts.rules = AN_RULES_DEFAULT;
+	while ((c = cliopt__next("analyze", argc, argv, "ho:", longopts)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return 1;
+		case 'o': a->out = optarg; break;
+		case OPT_INFER: a->opts.infer = true; break;
+		case OPT_SUMMARY: a->summary = true; break;
+		case OPT_JSON: a->json = true; break;
+		case OPT_RULES:
+			if (!an_rule__parse(optarg, &a->opts.rules))
+				break;
+			cliopt__usage_error("analyze", "unknown rule in '%s'", optarg);
 			return -1;
-		} else if (!a->in) {
-			a->in = s;
-		} else {
-			err("analyze: more than one trace file");
-			return -1;
+		default: return -1;
 		}
 	}
-	if (!a->in)
-		err("analyze: no trace file");
-	return a->in ? 0 : -1;
+	if (optind >= argc)
+		return cliopt__usage_error("analyze", "no trace file"), -1;
+	if (optind + 1 < argc)
+		return cliopt__usage_error("analyze", "more than one trace file"), -1;
+	if (a->json && !a->summary)
+		return cliopt__usage_error("analyze", "--json goes with --summary"), -1;
+	a->in = argv[optind];
+	return 0;
 }
 
 static int write_out(const struct analysis *an, const struct analyze_args *a)
@@ -106,7 +112,7 @@ int cmd_analyze(int argc, char **argv)
 	int ret = parse(argc, argv, &a);
 
 	if (ret)
-		return ret > 0 ? 0 : (usage(stderr), EXIT_USAGE);
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	an = analysis__new(a.in, NULL, 0, &a.opts);
 	if (!an)
 		return 1;

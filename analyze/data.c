@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 
 #include "analyze/an.h"
-#include "analyze/sort.h"
+#include "lib/sort.h"
 #include "lib/record.h"
 #include "lib/syscalls.h"
 

@@ -220,6 +220,15 @@ static void put_arg(struct emit *e, uint32_t id, const struct sc_view *v,
 			jw__lit(w, "null");
 		return;
 	case SA_INT:
+	case SA_SOCKPROTO:	/* ints the dump names: the same numbers as before */
+	case SA_SHUT_HOW:
+	case SA_FLOCK_OP:
+	case SA_FADVICE:
+	case SA_MADVICE:
+	case SA_EPOLL_OP:
+	case SA_CLOCKID:
+	case SA_IDTYPE:
+	case SA_FUTEX_VAL3:
 		jw__s64_memo(w, &e->num[NUM_ARG0 + i],
 			     ct->wide[i] ? (int64_t)raw : (int64_t)(int32_t)raw);
 		return;
@@ -479,9 +488,10 @@ static void add_file(json_t *a, json_t *seen, const char *path, const char *type
 }
 
 /*
- * Files, directories and symlinks the trace used and did not create, and the
- * directories above them and above what it created, unless the trace made
- * those too: the replay creates exactly these before it starts.
+ * Files, directories, symlinks and special files (fifos, sockets, device
+ * nodes) the trace used and did not create, and the directories above them
+ * and above what it created, unless the trace made those too: the replay
+ * creates exactly these before it starts.
  */
 static json_t *files_json(const struct analysis *an)
 {
@@ -515,7 +525,7 @@ static json_t *files_json(const struct analysis *an)
 		/* only known to exist: a directory if something lives under it */
 		if (type == IOT_FT_NONE)
 			type = json_object_get(parents, p) ? IOT_FT_DIR : IOT_FT_REG;
-		if (type != IOT_FT_REG && type != IOT_FT_DIR && type != IOT_FT_LNK)
+		if (type == IOT_FT_ANON || type == IOT_FT_OTHER)
 			continue;
 		snprintf(buf, sizeof(buf), "%s", p);
 		for (char *s = strchr(buf + 1, '/'); s; s = strchr(s + 1, '/')) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iotrace export FILE --format chrome: the Trace Event format that Perfetto
+ * iotrace export FILE [--format chrome]: the Trace Event format that Perfetto
  * (ui.perfetto.dev) and chrome://tracing open.  One track per thread, one
  * slice per call named with its call and path, and a flow arrow per causal
  * edge from the end of the source call to the start of the call it orders.
@@ -24,48 +24,51 @@ struct export_args {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: iotrace export FILE --format chrome [-o OUT.json]\n"
+	fprintf(f, "Usage: iotrace export FILE [--format chrome] [-o OUT.json]\n"
 		   "\n"
 		   "Write the calls of a trace, with the causal edges the analysis infers, in\n"
 		   "the Trace Event format: open OUT.json in https://ui.perfetto.dev or\n"
 		   "chrome://tracing.  One track per thread, one slice per call, and a flow\n"
 		   "arrow per edge (kind as its category).\n"
 		   "\n"
-		   "  --format chrome  the only format so far\n"
-		   "  -o OUT           write to OUT instead of stdout\n"
+		   "  -f, --format chrome  the only format so far, and the default\n"
+		   "  -o, --output OUT     write to OUT instead of stdout\n"
 		   "\n"
-		   "EXAMPLE:\n"
+		   "EXAMPLES:\n"
+		   "  iotrace export db.iot -o db.json\n"
 		   "  iotrace export db.iot --format chrome -o db.json\n");
 }
 
+static const struct option longopts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ 0 },
+};
+
+/* 0 to run, 1 after --help, -1 after a usage error (already printed) */
 static int parse(int argc, char **argv, struct export_args *a)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
+	int c;
 
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			usage(stdout);
-			return 1;
-		} else if ((!strcmp(s, "--format") || !strcmp(s, "-o")) && i + 1 < argc) {
-			*(s[1] == 'o' ? &a->out : &a->format) = argv[++i];
-		} else if (s[0] == '-' && s[1]) {
-			err("export: unknown or incomplete option '%s'", s);
-			return -1;
-		} else if (!a->in) {
-			a->in = s;
-		} else {
-			err("export: more than one trace file");
-			return -1;
+	a->format = "chrome";
+	while ((c = cliopt__next("export", argc, argv, "hf:o:", longopts)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return 1;
+		case 'f': a->format = optarg; break;
+		case 'o': a->out = optarg; break;
+		default: return -1;
 		}
 	}
-	if (!a->in || !a->format) {
-		err("export: %s", !a->in ? "no trace file" : "--format is required");
-		return -1;
-	}
-	if (strcmp(a->format, "chrome")) {
-		err("export: unknown format '%s' (known: chrome)", a->format);
-		return -1;
-	}
+	if (optind >= argc)
+		return cliopt__usage_error("export", "no trace file"), -1;
+	if (optind + 1 < argc)
+		return cliopt__usage_error("export", "more than one trace file"), -1;
+	if (strcmp(a->format, "chrome"))
+		return cliopt__usage_error("export", "unknown format '%s' (known: chrome)",
+					   a->format),
+		       -1;
+	a->in = argv[optind];
 	return 0;
 }
 
@@ -193,7 +196,7 @@ int cmd_export(int argc, char **argv)
 	int ret = parse(argc, argv, &a), err;
 
 	if (ret)
-		return ret > 0 ? 0 : (usage(stderr), EXIT_USAGE);
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	an = analysis__new(a.in, NULL, 0, &opts);
 	if (!an)
 		return 1;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analyze/an.h"
-#include "analyze/sort.h"
+#include "lib/sort.h"
 #include "lib/log.h"
 #include "lib/record.h"
 #include "lib/trace.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "analyze/sort.h"
+#include "lib/sort.h"
 #include "analyze/state.h"
 #include "lib/record.h"
 #include "lib/syscalls.h"

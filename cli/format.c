@@ -1,185 +1,171 @@
 // SPDX-License-Identifier: GPL-2.0
 /* strace-like rendering of trace records for `iotrace dump`. */
 #include <fcntl.h>
+#include <stdbool.h>
+#include <signal.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <linux/futex.h>
 
 #include "cli/format.h"
 #include "lib/fdtable.h"
 #include "lib/record.h"
 #include "lib/syscalls.h"
 
-struct flagname {
-	uint64_t bit;
-	const char *name;
-};
-
-#define F(x) { x, #x }
-static const struct flagname oflags[] = {
-	/* composite flags before their parts: O_SYNC holds O_DSYNC, O_TMPFILE O_DIRECTORY */
-	F(O_WRONLY), F(O_RDWR), F(O_CREAT), F(O_EXCL), F(O_NOCTTY), F(O_TRUNC), F(O_APPEND),
-	F(O_NONBLOCK), F(O_SYNC), F(O_DSYNC), F(O_DIRECT), F(O_LARGEFILE), F(O_TMPFILE),
-	F(O_DIRECTORY), F(O_NOFOLLOW), F(O_NOATIME), F(O_CLOEXEC), F(O_PATH), { 0, NULL },
-};
-static const struct flagname prot[] = {
-	F(PROT_READ), F(PROT_WRITE), F(PROT_EXEC), { 0, NULL },
-};
-static const struct flagname mflags[] = {
-	F(MAP_SHARED), F(MAP_PRIVATE), F(MAP_FIXED), F(MAP_ANONYMOUS), F(MAP_NORESERVE),
-	F(MAP_POPULATE), F(MAP_STACK), F(MAP_HUGETLB), F(MAP_FIXED_NOREPLACE), { 0, NULL },
-};
-static const struct flagname atflags[] = {
-	F(AT_SYMLINK_NOFOLLOW), F(AT_REMOVEDIR), F(AT_SYMLINK_FOLLOW), F(AT_EMPTY_PATH),
-	F(AT_NO_AUTOMOUNT), { 0, NULL },
-};
-#undef F
-
-static const char *const futex_ops[] = {
-	[FUTEX_WAIT] = "FUTEX_WAIT", [FUTEX_WAKE] = "FUTEX_WAKE", [FUTEX_FD] = "FUTEX_FD",
-	[FUTEX_REQUEUE] = "FUTEX_REQUEUE", [FUTEX_CMP_REQUEUE] = "FUTEX_CMP_REQUEUE",
-	[FUTEX_WAKE_OP] = "FUTEX_WAKE_OP", [FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
-	[FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI", [FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
-	[FUTEX_WAIT_BITSET] = "FUTEX_WAIT_BITSET", [FUTEX_WAKE_BITSET] = "FUTEX_WAKE_BITSET",
-	[FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
-	[FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI", [FUTEX_LOCK_PI2] = "FUTEX_LOCK_PI2",
-};
-static const char *const whence[] = { "SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA",
-				      "SEEK_HOLE" };
-static const char *const fcntl_cmds[] = {
-	"F_DUPFD", "F_GETFD", "F_SETFD", "F_GETFL", "F_SETFL", "F_GETLK", "F_SETLK", "F_SETLKW",
-};
-
-static void bits(FILE *f, const struct flagname *tab, uint64_t v, bool zero_empty)
-{
-	bool first = true;
-
-	for (; tab->name; tab++) {
-		if ((v & tab->bit) != tab->bit || !tab->bit)
-			continue;
-		fprintf(f, "%s%s", first ? "" : "|", tab->name);
-		first = false;
-		v &= ~tab->bit;
-	}
-	if (v || (first && !zero_empty))
-		fprintf(f, "%s%#llx", first ? "" : "|", (unsigned long long)v);
-}
-
-void format__flags(FILE *f, unsigned int kind, uint64_t v)
-{
-	switch (kind) {
-	case SA_OFLAGS:
-		fputs((v & O_ACCMODE) == O_RDONLY ? "O_RDONLY" : "", f);
-		if ((v & O_ACCMODE) == O_RDONLY && (v & ~(uint64_t)O_ACCMODE))
-			fputc('|', f);
-		if ((v & O_ACCMODE) != O_RDONLY || v & ~(uint64_t)O_ACCMODE)
-			bits(f, oflags, v, true);
-		break;
-	case SA_PROT:
-		if (!v)
-			fputs("PROT_NONE", f);
-		bits(f, prot, v, true);
-		break;
-	case SA_MFLAGS: bits(f, mflags, v, false); break;
-	case SA_ATFLAGS: bits(f, atflags, v, false); break;
-	case SA_FUTEX_OP: {
-		unsigned int op = v & FUTEX_CMD_MASK;
-
-		if (op < sizeof(futex_ops) / sizeof(futex_ops[0]) && futex_ops[op])
-			fputs(futex_ops[op], f);
-		else
-			fprintf(f, "%u", op);
-		if (v & FUTEX_PRIVATE_FLAG)
-			fputs("_PRIVATE", f);
-		if (v & FUTEX_CLOCK_REALTIME)
-			fputs("|FUTEX_CLOCK_REALTIME", f);
-		break;
-	}
-	case SA_WHENCE:
-		if (v < 5)
-			fputs(whence[v], f);
-		else
-			fprintf(f, "%llu", (unsigned long long)v);
-		break;
-	case SA_FCNTL_CMD:
-		if (v < 8)
-			fputs(fcntl_cmds[v], f);
-		else if (v == F_DUPFD_CLOEXEC)
-			fputs("F_DUPFD_CLOEXEC", f);
-		else
-			fprintf(f, "%llu", (unsigned long long)v);
-		break;
-	default:
-		fprintf(f, "%#llx", (unsigned long long)v);
-	}
-}
-
-void format__errno(FILE *f, int64_t ret)
-{
-	const char *name = strerrorname_np(-ret);
-
-	fprintf(f, "-1 %s (%s)", name ? name : "E?", strerror(-ret));
-}
-
-static void quoted(FILE *f, const char *s)
+/* A string as strace quotes it; "..." after it when the recorder cut it. */
+static void quoted(FILE *f, const char *s, bool cut)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			fprintf(f, "\\x%02x", (unsigned char)*s);
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\%o", c);
 		else
-			fputc(*s, f);
+			fputc(c, f);
 	}
-	fputc('"', f);
+	fputs(cut ? "\"..." : "\"", f);
 }
 
-static void stat_result(FILE *f, const struct iot_fd *st)
+/* strace's S_IF* spelling of a file mode: S_IFREG|0644. */
+static void put_mode(FILE *f, unsigned int mode)
 {
-	fprintf(f, "{st_dev=%u:%u, st_ino=%llu, st_mode=%#o, st_size=%llu}", (st->dev >> 8) & 0xfff,
-		(st->dev & 0xff) | ((st->dev >> 12) & 0xfff00), (unsigned long long)st->ino,
-		st->flags, (unsigned long long)st->size);
+	static const struct { unsigned int fmt; const char *name; } types[] = {
+		{ S_IFREG, "S_IFREG" }, { S_IFDIR, "S_IFDIR" }, { S_IFCHR, "S_IFCHR" },
+		{ S_IFBLK, "S_IFBLK" }, { S_IFIFO, "S_IFIFO" }, { S_IFLNK, "S_IFLNK" },
+		{ S_IFSOCK, "S_IFSOCK" },
+	};
+	const char *name = NULL;
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if ((mode & S_IFMT) == types[i].fmt)
+			name = types[i].name;
+	if (name)
+		fprintf(f, "%s|%#03o", name, mode & ~S_IFMT);
+	else
+		fprintf(f, "%#o", mode);
+}
+
+/* The stat fields the recorder keeps; strace -v's spelling for the identity. */
+static void stat_result(FILE *f, const struct iot_fd *st, bool statx, bool verbose)
+{
+	const char *p = statx ? "stx_" : "st_";
+
+	fputc('{', f);
+	if (verbose)
+		fprintf(f, "%sdev=makedev(%#x, %#x), %sino=%llu, ", p, (st->dev >> 8) & 0xfff,
+			(st->dev & 0xff) | ((st->dev >> 12) & 0xfff00), p,
+			(unsigned long long)st->ino);
+	fprintf(f, "%smode=", p);
+	put_mode(f, st->flags);
+	fprintf(f, ", %ssize=%llu, ...}", p, (unsigned long long)st->size);
+}
+
+/* A user pointer whose contents the recorder did not keep: "..." unless -v. */
+static void unrecorded(FILE *f, uint64_t a, bool verbose)
+{
+	if (!a)
+		fputs("NULL", f);
+	else if (verbose)
+		fprintf(f, "%#llx", (unsigned long long)a);
+	else
+		fputs("...", f);
+}
+
+static void fd_named(FILE *f, const struct sc_view *v, int fd, const struct fdtable *t)
+{
+	const char *name = t && fd >= 0 ? fdtable__get(t, v->sc->hdr.pid, fd) : NULL;
+
+	fprintf(f, "%d", fd);
+	if (name)
+		fprintf(f, "<%s>", name);
+}
+
+/* What the recorder kept of the memory argument i points to, if anything. */
+static bool arg_result(FILE *f, const struct syscall_info *si, const struct sc_view *v, int i,
+		       bool verbose)
+{
+	const struct iot_fd *a, *b;
+	const char *res;
+
+	if ((si->desc.flags & (IOT_SCD_STAT | IOT_SCD_STATX)) && i == si->desc.aux) {
+		a = sc_view__fd(v, IOT_FD_STAT);
+		if (a)
+			stat_result(f, a, si->desc.flags & IOT_SCD_STATX, verbose);
+		return a != NULL;
+	}
+	if ((si->desc.flags & IOT_SCD_RESULT) && i == si->desc.res_arg) {
+		res = sc_view__str(v, IOT_STR_RESULT);
+		if (res)
+			quoted(f, res, false);
+		return res != NULL;
+	}
+	if (si->arg[i] == SA_CLONE_PTID && v->sc->ret > 0) {
+		/* where the kernel wrote the child's tid, which clone returned */
+		fprintf(f, "[%lld]", (long long)v->sc->ret);
+		return true;
+	}
+	if ((si->desc.flags & IOT_SCD_FDPAIR) && i == si->desc.aux) {
+		a = sc_view__fd(v, IOT_FD_RET0);
+		b = sc_view__fd(v, IOT_FD_RET1);
+		if (a && b)
+			fprintf(f, "[%d, %d]", a->fd, b->fd);
+		return a && b;
+	}
+	return false;
+}
+
+static void path_arg(FILE *f, const struct sc_view *v, int i, bool verbose)
+{
+	for (unsigned int k = 0; k < v->nstr; k++) {
+		if (v->strh[k]->which != i)
+			continue;
+		if (v->strh[k]->flags & IOT_STRF_FAULT)
+			break;
+		quoted(f, v->str[k], v->strh[k]->flags & IOT_STRF_TRUNC);
+		return;
+	}
+	unrecorded(f, v->sc->args[i], verbose);
 }
 
 static void one_arg(FILE *f, const struct syscall_info *si, const struct sc_view *v, int i,
-		    const struct fdtable *t)
+		    const struct fdtable *t, bool verbose)
 {
 	uint64_t a = v->sc->args[i];
-	const char *name;
+	char buf[512];
 
+	if (arg_result(f, si, v, i, verbose))
+		return;
 	switch (si->arg[i]) {
 	case SA_DIRFD:
-		if ((int)a == AT_FDCWD) {
-			fputs("AT_FDCWD", f);
+		if ((int)a == AT_FDCWD)
 			break;
-		}
 		/* fallthrough */
 	case SA_FD:
-		fprintf(f, "%d", (int)a);
-		name = t ? fdtable__get(t, v->sc->hdr.pid, (int)a) : NULL;
-		if (name)
-			fprintf(f, "<%s>", name);
-		break;
+		fd_named(f, v, (int)a, t);
+		return;
 	case SA_PATH:
-		quoted(f, sc_view__str(v, i));
-		break;
-	case SA_INT: fprintf(f, "%lld", (long long)a); break;
-	case SA_UINT: fprintf(f, "%llu", (unsigned long long)a); break;
-	case SA_MODE: fprintf(f, "%#llo", (unsigned long long)a); break;
-	case SA_HEX: case SA_PTR: fprintf(f, "%#llx", (unsigned long long)a); break;
-	default: format__flags(f, si->arg[i], a);
+		path_arg(f, v, i, verbose);
+		return;
+	case SA_PTR:
+		unrecorded(f, a, verbose);
+		return;
 	}
+	syscall__decode(buf, sizeof(buf), si->arg[i], a, v->sc->args);
+	fputs(buf, f);
 }
 
-void format__syscall(FILE *f, const struct iot_hdr *h, const struct fdtable *t)
+void format__syscall(FILE *f, const struct iot_hdr *h, const struct fdtable *t, bool verbose)
 {
 	const struct syscall_info *si;
-	const struct iot_fd *st;
-	const char *res;
 	struct sc_view v;
 	bool first = true;
+	char buf[512];
 
 	if (sc_view__parse(h, &v)) {
 		fputs("<corrupt syscall record>", f);
@@ -187,31 +173,25 @@ void format__syscall(FILE *f, const struct iot_hdr *h, const struct fdtable *t)
 	}
 	si = syscall__by_nr(v.sc->nr);
 	fprintf(f, "%s(", syscall__name(v.sc->nr));
-	for (int i = 0; si && i < si->nargs && !(v.sc->flags & IOT_SCF_NO_ENTER); i++) {
-		st = (si->desc.flags & (IOT_SCD_STAT | IOT_SCD_STATX)) && i == si->desc.aux ?
-			     sc_view__fd(&v, IOT_FD_STAT) : NULL;
-		res = (si->desc.flags & IOT_SCD_RESULT) && i == si->desc.res_arg ?
-			      sc_view__str(&v, IOT_STR_RESULT) : NULL;
-		fputs(first ? "" : ", ", f);
+	for (int n = 0; si && n < si->nargs && !(v.sc->flags & IOT_SCF_NO_ENTER); n++) {
+		unsigned int i = syscall__arg_at(si, n);
+		const char *label = syscall__arg_label(si, i);
+
+		if (!syscall__arg_shown(si, v.sc->args, i))
+			continue;
+		fprintf(f, "%s%s%s", first ? "" : ", ", label ? label : "", label ? "=" : "");
 		first = false;
-		if (st)
-			stat_result(f, st);
-		else if (res)
-			quoted(f, res);
-		else
-			one_arg(f, si, &v, i, t);
+		one_arg(f, si, &v, i, t, verbose);
 	}
 	if (v.sc->flags & IOT_SCF_NO_ENTER)
 		fputs("<started before the attach>", f);
 	fputs(") = ", f);
-	if (v.sc->flags & IOT_SCF_NO_RETURN)
+	if (v.sc->flags & IOT_SCF_NO_RETURN) {
 		fputs("?", f);
-	else if (v.sc->ret < 0 && v.sc->ret >= -4095)
-		format__errno(f, v.sc->ret);
-	else if (si && si->cls == SC_MMAP && v.sc->nr == 9)
-		fprintf(f, "%#llx", (unsigned long long)v.sc->ret);
-	else
-		fprintf(f, "%lld", (long long)v.sc->ret);
+		return;
+	}
+	syscall__decode_ret(buf, sizeof(buf), si, v.sc->args, v.sc->ret);
+	fputs(buf, f);
 }
 
 static const char *const page_kinds[] = {
@@ -240,10 +220,17 @@ void format__other(FILE *f, const struct iot_hdr *h)
 		fprintf(f, "--- exec %.16s (was tid %u) ---", ((const struct iot_exec *)h)->comm,
 			((const struct iot_exec *)h)->old_tid);
 		break;
-	case IOT_REC_EXIT:
-		fprintf(f, "+++ exited with %d%s +++", ((const struct iot_exit *)h)->exit_code >> 8,
-			((const struct iot_exit *)h)->group_dead ? ", process gone" : "");
+	case IOT_REC_EXIT: {
+		int code = ((const struct iot_exit *)h)->exit_code;
+
+		/* strace's words; it too prints one for every thread */
+		if (code & 0x7f)
+			fprintf(f, "+++ killed by SIG%s%s +++", sigabbrev_np(code & 0x7f) ?: "?",
+				code & 0x80 ? " (core dumped)" : "");
+		else
+			fprintf(f, "+++ exited with %d +++", (code >> 8) & 0xff);
 		break;
+	}
 	case IOT_REC_WAKEUP:
 		fprintf(f, "--- woken by %u/%u ---", ((const struct iot_wakeup *)h)->waker_pid,
 			((const struct iot_wakeup *)h)->waker_tid);

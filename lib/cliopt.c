@@ -9,11 +9,11 @@ int cliopt__usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "iotrace: %s: ", cmd);
+	fprintf(stderr, "iotrace: %s%s", cmd ? cmd : "", cmd ? ": " : "");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'iotrace %s --help')\n", cmd);
+	fprintf(stderr, " (see 'iotrace %s%s--help')\n", cmd ? cmd : "", cmd ? " " : "");
 	return EXIT_USAGE;
 }
 
@@ -32,9 +32,18 @@ static void refused(char *buf, size_t len, char **argv, int optopt_c)
 int cliopt__next(const char *cmd, int argc, char **argv, const char *shortopts,
 		 const struct option *longopts)
 {
+	static char **parsing;
 	char spec[128], opt[128];
 	int plus = shortopts[0] == '+';
 	int c;
+
+	/* A new argv is a new parse: iotrace's own options, then the command's.
+	 * glibc reads the '+' (stop at the first operand) only when optind is 0,
+	 * so without this the command's options after its file were operands. */
+	if (argv != parsing) {
+		parsing = argv;
+		optind = 0;
+	}
 
 	/* a ':' after any '+' makes getopt tell a missing argument (':') from
 	 * an unknown option ('?'), and keeps it quiet about both */

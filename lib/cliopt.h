@@ -21,7 +21,9 @@
 int cliopt__next(const char *cmd, int argc, char **argv, const char *shortopts,
 		 const struct option *longopts);
 
-/* Prints "iotrace: CMD: MESSAGE (see 'iotrace CMD --help')"; returns EXIT_USAGE. */
+/* Prints "iotrace: CMD: MESSAGE (see 'iotrace CMD --help')"; returns EXIT_USAGE.
+ * A NULL CMD, for iotrace's own options before the command, leaves out both
+ * mentions of CMD. */
 int cliopt__usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

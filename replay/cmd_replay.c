@@ -2,7 +2,6 @@
 /* iotrace replay FILE --root DIR: load, compile, prepare the sandbox, run, report. */
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -56,9 +55,9 @@ static void replay_usage(FILE *f)
 		"\n"
 		"EXAMPLES:\n"
 		"  iotrace analyze db.iot --infer-causality -o db.jsonl\n"
-		"  iotrace replay db.jsonl --root /mnt/test/sb --natural --report r.json\n"
-		"  iotrace replay db.jsonl --root /mnt/test/sb --order temporal\n"
-		"  iotrace replay db.jsonl --root /mnt/test/sb --dev-root 254:0=/var/tmp/sys\n");
+		"  iotrace replay db.jsonl --root sb --natural --report r.json\n"
+		"  iotrace replay db.jsonl --root sb --order temporal\n"
+		"  iotrace replay db.jsonl --root sb --dev-root 254:0=sys\n");
 }
 
 static int replay_order(const char *s, enum rp_order *o)
@@ -70,8 +69,8 @@ static int replay_order(const char *s, enum rp_order *o)
 			*o = i;
 			return 0;
 		}
-	err("replay: unknown order '%s' (causal, temporal, single, none, think)", s);
-	return -EINVAL;
+	return cliopt__usage_error("replay",
+				   "unknown order '%s' (causal, temporal, single, none, think)", s);
 }
 
 static int replay_speed(const char *s, struct rp_opts *o)
@@ -79,10 +78,9 @@ static int replay_speed(const char *s, struct rp_opts *o)
 	char *end;
 
 	o->speed = strtod(s, &end);
-	if (*end || !(o->speed > 0) || o->speed > 1e6) {
-		err("replay: --speed wants a positive number, not '%s'", s);
-		return -EINVAL;
-	}
+	if (*end || !(o->speed > 0) || o->speed > 1e6)
+		return cliopt__usage_error("replay", "--speed wants a positive number, not '%s'",
+					   s);
 	o->timing = RT_NATURAL;
 	return 0;
 }
@@ -94,14 +92,10 @@ static int replay_devroot(const char *s, struct rp_opts *o)
 	int n = 0;
 
 	if (sscanf(s, "%u:%u=%n", &maj, &min, &n) != 2 || !n || !s[n] || maj > 0xfff ||
-	    min > 0xfffff) {
-		err("replay: --dev-root wants MAJ:MIN=DIR, not '%s'", s);
-		return -EINVAL;
-	}
-	if (o->ndevroot == RP_ROOTS_MAX - 1) {
-		err("replay: at most %d --dev-root", RP_ROOTS_MAX - 1);
-		return -EINVAL;
-	}
+	    min > 0xfffff)
+		return cliopt__usage_error("replay", "--dev-root wants MAJ:MIN=DIR, not '%s'", s);
+	if (o->ndevroot == RP_ROOTS_MAX - 1)
+		return cliopt__usage_error("replay", "at most %d --dev-root", RP_ROOTS_MAX - 1);
 	/* st_dev's encoding, which the trace records: 32 bits within these bounds */
 	o->devroot[o->ndevroot++] = (struct rp_devroot){ .dev = makedev(maj, min), .dir = s + n };
 	return 0;
@@ -112,11 +106,34 @@ static int replay_settle(const char *s, struct rp_opts *o)
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
 
-	if (!*s || *end || *s == '-' || v > 60000) {
-		err("replay: --settle wants milliseconds from 0 to 60000, not '%s'", s);
-		return -EINVAL;
-	}
+	if (!*s || *end || *s == '-' || v > 60000)
+		return cliopt__usage_error("replay",
+					   "--settle wants milliseconds (0-60000), not '%s'", s);
 	o->settle_ms = v;
+	return 0;
+}
+
+static int replay_stall(const char *s, struct rp_opts *o)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < 0 || v > 86400)
+		return cliopt__usage_error("replay",
+					   "--stall-timeout wants seconds (0-86400), not '%s'", s);
+	o->stall_sec = v;
+	return 0;
+}
+
+/* --afap against --natural or --speed: the last one used to win silently */
+static int replay_timing(struct rp_opts *o, int c, const char **was)
+{
+	const char *name = c == 'a' ? "--afap" : c == 'n' ? "--natural" : "--speed";
+
+	if (*was && (c == 'a') != !strcmp(*was, "--afap"))
+		return cliopt__usage_error("replay", "%s and %s are exclusive", *was, name);
+	*was = name;
+	o->timing = c == 'a' ? RT_AFAP : RT_NATURAL;
 	return 0;
 }
 
@@ -139,25 +156,24 @@ static int replay_opts(int argc, char **argv, struct rp_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	const char *timing = NULL;
 	int c, err = 0;
 
-	while (!err && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while (!err && (c = cliopt__next("replay", argc, argv, "h", lo)) != -1) {
 		switch (c) {
 		case 'r': o->root = optarg; break;
 		case 'a':
-			o->timing = RT_AFAP;
-			o->speed = 1;
+		case 'n': err = replay_timing(o, c, &timing); break;
+		case 's':
+			err = replay_timing(o, c, &timing);
+			if (!err)
+				err = replay_speed(optarg, o);
 			break;
-		case 'n':
-			o->timing = RT_NATURAL;
-			o->speed = 1;
-			break;
-		case 's': err = replay_speed(optarg, o); break;
 		case 'O': err = replay_order(optarg, &o->order); break;
 		case 'R': o->report = optarg; break;
 		case 'L': o->timeline = optarg; break;
 		case 'P': o->prepare_only = true; break;
-		case 'T': o->stall_sec = atoi(optarg); break;
+		case 'T': err = replay_stall(optarg, o); break;
 		case 'N': o->progress = false; break;
 		case 'U': o->user = optarg; break;
 		case 'D': err = replay_devroot(optarg, o); break;
@@ -167,12 +183,13 @@ static int replay_opts(int argc, char **argv, struct rp_opts *o)
 		}
 	}
 	if (err)
-		return err;
-	if (optind + 1 != argc || !o->root) {
-		err(optind + 1 != argc ? "replay: one trace FILE expected" :
-					 "replay: --root DIR is required");
 		return -EINVAL;
-	}
+	if (optind >= argc)
+		return cliopt__usage_error("replay", "no annotated trace file"), -EINVAL;
+	if (optind + 1 < argc)
+		return cliopt__usage_error("replay", "more than one annotated trace file"), -EINVAL;
+	if (!o->root)
+		return cliopt__usage_error("replay", "--root DIR is required"), -EINVAL;
 	o->file = argv[optind];
 	return 0;
 }
@@ -286,8 +303,15 @@ int cmd_replay(int argc, char **argv)
 	optind = 1;
 	err = replay_opts(argc, argv, &o);
 	if (err)
-		return err > 0 ? 0 : (err("replay: see 'iotrace replay --help'"), EXIT_USAGE);
-	if (parse__file(&p, o.file) || compile__plan(&p, &o))
+		return err > 0 ? EXIT_OK : EXIT_USAGE;
+	if (parse__file(&p, o.file))
+		goto out;
+	/* without deps a causal replay is --order none, which nobody asks for */
+	if (!p.causality && o.order == RO_CAUSAL)
+		warn("%s has no causality: the threads will not wait for each other (add it "
+		     "with 'iotrace analyze TRACE --infer-causality')",
+		     o.file);
+	if (compile__plan(&p, &o))
 		goto out;
 	if (replay_prepare(&p, &o, &r))
 		goto out;

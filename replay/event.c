@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/limits.h>
 #include <sys/mman.h>
 
 #include "replay/load.h"
@@ -106,6 +107,18 @@ static const struct kind_name kinds[] = {
 	{ "fchown", RK_ATTR },
 	{ "fchownat", RK_ATTR },
 	{ "utimensat", RK_ATTR },
+	{ "getxattr", RK_ATTR },
+	{ "lgetxattr", RK_ATTR },
+	{ "fgetxattr", RK_ATTR },
+	{ "listxattr", RK_ATTR },
+	{ "llistxattr", RK_ATTR },
+	{ "flistxattr", RK_ATTR },
+	{ "setxattr", RK_ATTR },
+	{ "lsetxattr", RK_ATTR },
+	{ "fsetxattr", RK_ATTR },
+	{ "removexattr", RK_ATTR },
+	{ "lremovexattr", RK_ATTR },
+	{ "fremovexattr", RK_ATTR },
 	{ "close_range", RK_CLOSE_RANGE },
 	/* blocking synchronization: the inferred deps are the wait */
 	{ "futex", RK_WAIT },
@@ -403,9 +416,37 @@ static void ev_sock(struct rp_op *op, json_t *ev, json_t *a, const char *call)
 }
 
 /* Metadata changes; utimensat's times are not recorded: "now" is used. */
+/* The xattr calls: a1 the size given (it decides ERANGE, and is the length
+ * of the value set), a2 setxattr's flags, a3 whether a symlink is acted on
+ * itself; path2 the attribute's name */
+static void ev_xattr(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
+{
+	const char *name = json_string_value(json_object_get(a, "name"));
+
+	op->a[0] = strstr(call, "list")	  ? RP_ATTR_XLIST :
+		   strstr(call, "get")	  ? RP_ATTR_XGET :
+		   strstr(call, "remove") ? RP_ATTR_XREMOVE :
+					    RP_ATTR_XSET;
+	op->a[1] = arg_int(a, "size", 0);
+	op->a[1] = op->a[1] < 0 || op->a[1] > XATTR_SIZE_MAX ? XATTR_SIZE_MAX : op->a[1];
+	op->a[2] = arg_int(a, "flags", 0);
+	op->a[3] = call[0] == 'l';
+	if (op->a[0] != RP_ATTR_XLIST && name)
+		op->path2 = strdup(name);
+	if (call[0] == 'f')
+		op->fd = arg_fd(a, "fd");
+	else
+		op->path = arg_path(p, op, ev, "path");
+}
+
 static void ev_attr(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, const char *call)
 {
 	int64_t fl = arg_int(a, "flags", 0);
+
+	if (strstr(call, "xattr")) {
+		ev_xattr(p, op, ev, a, call);
+		return;
+	}
 
 	op->a[0] = strstr(call, "mod") ? RP_ATTR_MODE :
 		   strstr(call, "own") ? RP_ATTR_OWNER :
@@ -601,8 +642,10 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	op->pidx = t->pidx;
 	op->kind = rp_kind__of(call);
 	/* a call in progress at the attach has no arguments to replay */
-	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT)
+	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT) {
 		op->kind = RK_SKIP;
+		op->skip_why = RW_AT_ATTACH;
+	}
 	ev_args(p, op, ev, call);
 	why = ev_pages(op, ev);
 	if (!why)

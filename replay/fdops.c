@@ -42,7 +42,7 @@ int64_t fd__missing(const struct rp_op *op, int fd)
 {
 	if (op->ret == -EBADF || (fd == RP_FD_UNSET && op->ret >= 0))
 		return -EBADF;
-	return RP_SKIPPED;
+	return op__skip(RW_NOT_REPLAYED);
 }
 
 /* Points fd slot SLOT of process PIDX at FD, closing what it pointed at. */

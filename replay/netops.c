@@ -29,7 +29,7 @@ static int64_t net_socket(struct rp_plan *p, const struct rp_op *op)
 	int type = op->a[1] | SOCK_CLOEXEC, fd;
 
 	if (op->a[0] != AF_INET && op->a[0] != AF_INET6)
-		return RP_SKIPPED; /* unix sockets to daemons, netlink: not yet */
+		return op__skip(RW_LOCAL_SOCKET);
 	fd = socket(op->a[0], type, op->a[2]);
 	if (fd < 0)
 		return -errno;
@@ -75,7 +75,7 @@ static int64_t net_connect(struct rp_plan *p, const struct rp_op *op, int fd)
 	else if (op->a[2] >= 0)
 		port = p->peers[op->a[2]].port;
 	if (port <= 0)
-		return RP_SKIPPED;
+		return op__skip(RW_NO_LISTENER);
 	len = loopback__addr(&ss, sock_family(fd), port);
 	return connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 }

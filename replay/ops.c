@@ -20,6 +20,23 @@
 #include "replay/replay.h"
 #include "replay/run.h"
 
+/* Why the op this thread is issuing was skipped; read once by op__skip_why. */
+static __thread uint8_t skip_why;
+
+int64_t op__skip(enum rp_skip_why why)
+{
+	skip_why = why;
+	return RP_SKIPPED;
+}
+
+enum rp_skip_why op__skip_why(const struct rp_op *op)
+{
+	enum rp_skip_why why = op->kind == RK_SKIP ? op->skip_why : skip_why;
+
+	skip_why = RW_NOT_SUPPORTED;
+	return why;
+}
+
 bool op__is_io(enum rp_kind k)
 {
 	return k >= RK_OPEN && k != RK_CLONE && k != RK_EXEC;
@@ -125,7 +142,7 @@ static int64_t op_two_names(const struct rp_op *op)
 	int64_t r;
 
 	if (!op->path2)
-		return RP_SKIPPED;
+		return op__skip(RW_NO_PATH);
 	p1 = sandbox__parent(op->root, op->path, b1, &l1);
 	if (p1 < 0)
 		return p1;
@@ -165,10 +182,10 @@ static int64_t op_name(const struct rp_op *op)
 static int64_t op_path(struct rp_plan *p, struct rp_op *op)
 {
 	if (!op->path)
-		return RP_SKIPPED;
+		return op__skip(RW_NO_PATH);
 	/* not in the sandbox, but for a few harmless devices taken from the host */
 	if (path__outside_fs(op->path) && !(op->kind == RK_OPEN && sandbox__host_dev(op->path)))
-		return RP_SKIPPED;
+		return op__skip(RW_KERNEL_PATH);
 	switch (op->kind) {
 	case RK_OPEN: return op_open(p, op);
 	case RK_STAT:
@@ -248,7 +265,7 @@ static int64_t op_unmap(struct rp_plan *p, const struct rp_op *op)
 	int r;
 
 	if (!m)
-		return RP_SKIPPED;
+		return op__skip(RW_NOT_REPLAYED);
 	if (op->kind == RK_MSYNC)
 		return msync(m + op->a[2], op->a[0], op->a[1]) ? -errno : 0;
 	r = munmap(m + op->a[2], op->a[0]);

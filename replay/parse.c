@@ -67,9 +67,20 @@ static int load_file(struct rp_file *f, json_t *o)
 	const char *path = json_string_value(json_object_get(o, "path"));
 	const char *type = json_string_value(json_object_get(o, "type"));
 	const char *target = json_string_value(json_object_get(o, "target"));
+	bool special = false;
+	int err;
 
 	if (!path || path[0] != '/' || !type)
 		return -EINVAL;
+	/* a fifo, socket or device node the trace found: an empty regular file
+	 * stands in, so that it exists as it did (a stat, an unlink, ls -l)
+	 * without a device node in the sandbox, or an open that waits for a
+	 * fifo's writer outside the trace */
+	if (!strcmp(type, "fifo") || !strcmp(type, "socket") || !strcmp(type, "chr") ||
+	    !strcmp(type, "blk")) {
+		special = true;
+		type = "file";
+	}
 	if (!strcmp(type, "file"))
 		f->type = 'f';
 	else if (!strcmp(type, "dir"))
@@ -79,12 +90,21 @@ static int load_file(struct rp_file *f, json_t *o)
 	else
 		return 0; /* symlinks whose text was never read: nothing to make */
 	f->path = strdup(path);
-	if (f->path)
-		path__normalize(f->path);
+	if (!f->path)
+		return -ENOMEM;
+	path__normalize(f->path);
+	/* the sandbox's root stands for "/": it is there before anything is made;
+	 * what the kernel provides is not made at all */
+	if (!strcmp(f->path, "/") || path__outside_fs(f->path)) {
+		err = !strcmp(f->path, "/") && f->type != 'd' ? -EINVAL : 0;
+		free(f->path);
+		f->path = NULL;
+		return err;
+	}
 	f->target = target ? strdup(target) : NULL;
-	f->size = json_integer_value(json_object_get(o, "size"));
-	f->dev = (uint32_t)json_integer_value(json_object_get(o, "dev"));
-	return f->path ? 1 : -ENOMEM;
+	f->size = special ? 0 : json_integer_value(json_object_get(o, "size"));
+	f->dev = special ? 0 : (uint32_t)json_integer_value(json_object_get(o, "dev"));
+	return 1;
 }
 
 static int load_files(struct rp_plan *p, json_t *h)
@@ -128,6 +148,7 @@ static int load_header(struct loader *l, json_t *h)
 	}
 	l->p->header_events = json_integer_value(json_object_get(h, "events"));
 	l->p->clock_start = json_integer_value(json_object_get(h, "clock_start_ns"));
+	l->p->causality = json_is_true(json_object_get(h, "causality"));
 	err = load_procs(l->p, h);
 	if (!err)
 		err = load_threads(l->p, h);

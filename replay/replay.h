@@ -20,6 +20,22 @@
 /* Largest per-thread buffer; larger counts are clamped (and show as short). */
 #define RP_BUF_MAX (64u << 20)
 
+/*
+ * Why a call was not replayed, counted in the report (skipped_why): a skip
+ * the replayer could do better is not_supported; the others are by design.
+ */
+enum rp_skip_why {
+	RW_NOT_SUPPORTED, /* a call, or a variant of one, not reproduced yet */
+	RW_KERNEL_PATH,	  /* a /dev, /proc or /sys path: the kernel's, not the storage's */
+	RW_LOCAL_SOCKET,  /* a unix or netlink socket: to a daemon outside the trace */
+	RW_NO_LISTENER,	  /* a connect to an address no one in the replay listens on */
+	RW_NOT_REPLAYED,  /* its fd or mapping came from a call that was skipped */
+	RW_AT_ATTACH,	  /* in progress at the attach: its arguments were never seen */
+	RW_NO_PATH,	  /* its path was not recorded (a string lost or cut) */
+	RW_FD_RANGE,	  /* an fd number beyond the replayer's table */
+	RW_NMAX,
+};
+
 /* What replaying an op does; the loader maps call names to these. */
 enum rp_kind {
 	RK_IGNORE, /* not I/O (memory, ids, signals): nothing to replay */
@@ -84,7 +100,16 @@ enum rp_kind {
 	RK_NR,
 };
 
-enum rp_attr { RP_ATTR_MODE, RP_ATTR_OWNER, RP_ATTR_TIMES };
+/* RK_ATTR's a0: what it changes, or which xattr read it is */
+enum rp_attr {
+	RP_ATTR_MODE,
+	RP_ATTR_OWNER,
+	RP_ATTR_TIMES,
+	RP_ATTR_XGET,
+	RP_ATTR_XLIST,
+	RP_ATTR_XSET,
+	RP_ATTR_XREMOVE,
+};
 
 enum rp_order { RO_CAUSAL, RO_TEMPORAL, RO_SINGLE, RO_NONE, RO_THINK };
 enum rp_timing { RT_AFAP, RT_NATURAL };
@@ -107,7 +132,7 @@ struct rp_op {
 	int64_t ret;	   /* recorded result, -errno on failure */
 	int64_t a[4];	   /* kind-specific: count, offset, flags, mode, slot */
 	const char *path;  /* absolute trace path, resolved in the root at run time */
-	const char *path2; /* second path (rename, link) or symlink target */
+	const char *path2; /* second path (rename, link), symlink target or xattr name */
 	uint32_t *deps;	   /* op indexes, RP_DEP_START bit for start-only */
 	uint32_t ndeps;
 	struct rp_touch *touch; /* mmap I/O to do before the call */
@@ -134,6 +159,7 @@ struct rp_op {
 	 * reach it, before the wait's own deps (plan_rendezvous) */
 	bool arrive_waited;
 	bool cut_target; /* a held timer before it ends with its deps (plan_cuts) */
+	uint8_t skip_why; /* kind RK_SKIP: enum rp_skip_why, why */
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan_rendezvous_counts) */
@@ -218,6 +244,7 @@ struct rp_thread {
 	size_t bufsz;
 	void *buf;	   /* per-thread I/O buffer, page aligned */
 	uint32_t *skipped; /* per call index */
+	uint32_t skipped_why[RW_NMAX];
 	uint64_t *lag;	   /* natural timing: lag of each issued call */
 	/* run time, ns */
 	_Alignas(64) uint64_t busy, wait, compute, hold, sleep;
@@ -288,6 +315,7 @@ struct rp_plan {
 	uint64_t trace_wall;
 	int64_t clock_start;
 	uint64_t header_events;
+	bool causality; /* analyzed with --infer-causality: the deps are there */
 };
 
 struct rp_opts {
@@ -338,6 +366,9 @@ bool sandbox__host_dev(const char *path);
 /* ops.c: issue one op; returns its result, >= 0 or -errno, or RP_SKIPPED.
  * *emulated is set when no call was made (fd outside the sandbox). */
 #define RP_SKIPPED INT64_MIN
+/* Returns RP_SKIPPED and notes WHY for this thread's accounting of the op. */
+int64_t op__skip(enum rp_skip_why why);
+enum rp_skip_why op__skip_why(const struct rp_op *op);
 int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated);
 /* Calls whose outcome is compared with the trace (not waits, sleeps, exits). */
 bool op__is_io(enum rp_kind k);

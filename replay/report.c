@@ -65,6 +65,40 @@ static json_t *report_skipped(const struct rp_plan *p)
 	return o;
 }
 
+/* enum rp_skip_why as the report names it */
+static const char *const skip_why_name[RW_NMAX] = {
+	[RW_NOT_SUPPORTED] = "not_supported",
+	[RW_KERNEL_PATH] = "kernel_path",
+	[RW_LOCAL_SOCKET] = "local_socket",
+	[RW_NO_LISTENER] = "no_listener",
+	[RW_NOT_REPLAYED] = "not_replayed",
+	[RW_AT_ATTACH] = "at_attach",
+	[RW_NO_PATH] = "no_path",
+	[RW_FD_RANGE] = "fd_range",
+};
+
+static uint64_t skipped_for(const struct rp_plan *p, unsigned int why)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < p->nth; i++)
+		n += p->th[i].skipped_why[why];
+	return n;
+}
+
+static json_t *report_skipped_why(const struct rp_plan *p)
+{
+	json_t *o = json_object();
+
+	for (unsigned int w = 0; w < RW_NMAX; w++) {
+		uint64_t n = skipped_for(p, w);
+
+		if (n)
+			json_object_set_new(o, skip_why_name[w], json_integer(n));
+	}
+	return o;
+}
+
 static json_t *report_pcts(uint64_t *v, uint32_t n)
 {
 	stats__sort(v, n);
@@ -154,13 +188,14 @@ static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp
 	json_t *j;
 
 	report_totals(p, &s);
-	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:f}", "wall_ns",
-		      (json_int_t)r->wall, "trace_wall_ns", (json_int_t)p->trace_wall, "events",
-		      (json_int_t)p->nops, "issued", (json_int_t)s.issued, "failed",
+	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:s, s:s, s:f}",
+		      "wall_ns", (json_int_t)r->wall, "trace_wall_ns", (json_int_t)p->trace_wall,
+		      "events", (json_int_t)p->nops, "issued", (json_int_t)s.issued, "failed",
 		      (json_int_t)s.failed, "short", (json_int_t)s.shrt, "emulated",
 		      (json_int_t)s.emulated, "skipped_total", (json_int_t)s.skipped, "skipped",
-		      report_skipped(p), "timing", o->timing == RT_NATURAL ? "natural" : "afap",
-		      "order", order_names[o->order], "speed", o->speed);
+		      report_skipped(p), "skipped_why", report_skipped_why(p), "timing",
+		      o->timing == RT_NATURAL ? "natural" : "afap", "order", order_names[o->order],
+		      "speed", o->speed);
 	if (!j)
 		return NULL;
 	if (o->timing == RT_NATURAL)
@@ -249,6 +284,16 @@ static void report_list_skipped(const struct rp_plan *p)
 	}
 	if (n)
 		info("skipped: %s", line);
+	n = 0;
+	for (unsigned int w = 0; w < RW_NMAX; w++) {
+		uint64_t k = skipped_for(p, w);
+
+		if (k)
+			n += snprintf(line + n, sizeof(line) - n, "%s%s %llu", n ? ", " : "",
+				      skip_why_name[w], (unsigned long long)k);
+	}
+	if (n)
+		info("skipped because: %s (docs/replay.md)", line);
 }
 
 void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)

@@ -355,8 +355,10 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	int err;
 
 	if (op->fd >= TRACK_MAX_FD || op->fd2 >= TRACK_MAX_FD ||
-	    (op->ret >= TRACK_MAX_FD && track_makes_fd(op, ev)))
+	    (op->ret >= TRACK_MAX_FD && track_makes_fd(op, ev))) {
 		op->kind = RK_SKIP; /* beyond the fd table: not worth a sparse map */
+		op->skip_why = RW_FD_RANGE;
+	}
 	err = track_made_by(p, op->ts);
 	if (err || op->kind == RK_SKIP)
 		return err;

@@ -31,6 +31,7 @@ void watch__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bo
 
 	if (op->got == RP_SKIPPED) {
 		t->skipped[op->call]++;
+		t->skipped_why[op__skip_why(op)]++;
 		return;
 	}
 	if (!op__is_io(op->kind))

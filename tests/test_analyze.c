@@ -16,7 +16,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/jw.h"
-#include "analyze/sort.h"
+#include "lib/sort.h"
 #include "lib/record.h"
 #include "lib/trace.h"
 

@@ -11,7 +11,7 @@ small_trace()
 test_usage()
 {
 	expect_exit 2 "$IOTRACE"
-	err_has "Usage"
+	err_has "iotrace: no command given"
 	expect_exit 2 "$IOTRACE" frobnicate
 	err_has "iotrace: "
 	expect_exit 2 "$IOTRACE" record --no-such-option

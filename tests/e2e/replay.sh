@@ -643,3 +643,23 @@ test_mmap_pages()
 	ge "pages touched" "$(r .pages_touched)" 2
 	eq "msync replayed" "$(r '.calls.msync.count')" 1
 }
+
+# Extended attributes: reads, lists, sets and removes replay with the
+# outcomes and lengths of the trace; an ACL set, whose value the trace does
+# not hold, is skipped as not supported instead of failing.
+test_xattr()
+{
+	need_bpf
+	mkdir d
+	annotated t "$PROGS/xattr" "$T/d"
+	eq "the program's own run" "$(grep -c . t.out)" 14
+	grep -qx 'get_small=-34' t.out || fail "no ERANGE: $(cat t.out)"
+	replay t.jsonl root
+	no_failures
+	no_short
+	eq "xattr calls issued" \
+		"$(jq '[.calls | to_entries[] | select(.key | test("xattr")) | .value.count] | add' \
+			"$T/r.json")" 13
+	eq "skipped, why" "$(jq -c .skipped_why "$T/r.json")" '{"not_supported":1}'
+	eq "skipped setxattr" "$(r .skipped.setxattr)" 1
+}

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/sort.h"
+#include "lib/sort.h"
 
 #define DIGIT_BITS	11
 #define NDIGITS		((64 + DIGIT_BITS - 1) / DIGIT_BITS)
