@@ -319,8 +319,9 @@ int cmd_replay(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	/* after --user's chown, whose inode changes are writeback of their own */
-	if ((o.user && replay_drop(&o)) || settle__run(&o, &r))
+	/* before --user drops the rights the roots' paths may need to be opened;
+	 * its chown leaves only inode changes, for the journal to write */
+	if (settle__run(&o, &r) || (o.user && replay_drop(&o)))
 		goto out;
 	rc = replay_run(&p, &o, &r);
 	if (rc == 3)
