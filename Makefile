@@ -133,25 +133,40 @@ e2e: $(BUILD)/iotrace $(PROG_BINS)
 	$(Q)tests/run_e2e.sh
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_BINS) $(PROG_BINS) $(FUZZ_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_BINS) $(PROG_BINS) $(FUZZ_BINS) \
+		$(BENCH_TOOLS)
 	$(Q)tests/run_all.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/progs/demo_workload
 	$(Q)scripts/demo.sh
 
+# The benchmark's floor: empty programs on iotrace's tracepoints, and the
+# small loader that holds them attached during a run (bench/run.sh).
+BENCH_TOOLS	:= $(BUILD)/bench/floor.bpf.o $(BUILD)/bench/floor_load
+
+$(BUILD)/bench/floor.bpf.o: bench/floor.bpf.c $(BUILD)/vmlinux.h
+	$(Q)mkdir -p $(@D)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/bench/floor_load: bench/floor_load.c
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) -lbpf
+
 # Each part rewrites its own sections of docs/BENCHMARKS.md (and accuracy.sh
 # the plots docs/*.png). They need root: loop devices, mounts, cgroup v1
 # blkio, drop_caches, BPF. bench-quick takes about three minutes here, bench
 # about an hour.
-BENCH_PARTS	:= bench/run.sh bench/analysis.sh bench/accuracy.sh
+BENCH_PARTS	:= bench/run.sh bench/analysis.sh bench/accuracy.sh bench/matrix.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS) $(BENCH_TOOLS)
 	$(Q)for b in $(BENCH_PARTS); do BUILD=$(BUILD) $$b || exit 1; done
 
 bench-quick: deps
-	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS) $(BENCH_TOOLS)
 	$(Q)for b in $(BENCH_PARTS); do BUILD=$(BUILD) $$b --quick || exit 1; done
 
 # libFuzzer targets (clang): tests/fuzz/fuzz_*.c, seeds in tests/fuzz/corpus/NAME.

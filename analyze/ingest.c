@@ -269,6 +269,7 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 		return add_thread_snap(an, h);
 	case IOT_REC_FDSNAP:
 	case IOT_REC_MAPSNAP:
+	case IOT_REC_LINK:
 		return add_snap(an, h);
 	case IOT_REC_SEQEND:
 		return note_seqend(an, (const void *)h);

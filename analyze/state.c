@@ -411,9 +411,50 @@ uint32_t *an__exit_order(const struct analysis *an)
 	return o;
 }
 
+/*
+ * A symlink chain the recorder found behind a path the trace used: the link
+ * is initial state (unless the trace made it), and so is the chain's end, a
+ * file the trace may have reached only through stat or exec.  Applied after
+ * the walk, which has marked what the trace created.  The recorder writes a
+ * chain's links in order: a link the trace never named is taken when it
+ * continues the chain of the link before it (*CHAIN_END, that chain's end).
+ */
+static void apply_link(struct analysis *an, const struct iot_hdr *h, uint32_t *chain_end)
+{
+	const struct iot_link *l = (const void *)h;
+	const char *s[3] = { NULL, NULL, NULL };
+	uint32_t path, fi, end;
+	struct an_file *f;
+
+	if (rec__strings(h, sizeof(*l), l->nstr, s, 3) != 3 || s[0][0] != '/' || s[2][0] != '/')
+		return;
+	path = strtab__intern(&an->strs, s[0]);
+	end = strtab__intern(&an->strs, s[2]);
+	fi = path == AN_NONE ? AN_NONE : htab__get(&an->file_idx, path);
+	if (fi == AN_NONE && (end == AN_NONE || end != *chain_end))
+		return; /* the trace never saw the path there */
+	*chain_end = end;
+	if (fi == AN_NONE)
+		an__file_seen(an, path, IOT_FT_LNK, 0, l->end_dev, false);
+	fi = htab__get(&an->file_idx, path);
+	if (fi == AN_NONE)
+		return;
+	f = an_vec__at(&an->files, fi);
+	if (f->created)
+		return;
+	f->type = IOT_FT_LNK;
+	f->target = strtab__intern(&an->strs, s[1]);
+	/* a link goes where its chain's end goes (--dev-root) */
+	f->dev = l->end_dev;
+	if (l->end_mode && (S_ISREG(l->end_mode) || S_ISDIR(l->end_mode)))
+		an__file_seen(an, end, mode_ftype(l->end_mode),
+			      S_ISREG(l->end_mode) ? l->end_size : 0, l->end_dev, false);
+}
+
 static int walk(struct analysis *an, const uint32_t *order)
 {
 	const struct an_side *side = an->side.v;
+	uint32_t chain_end = AN_NONE;
 	size_t si = 0;
 	int err = 0;
 
@@ -429,6 +470,13 @@ static int walk(struct analysis *an, const uint32_t *order)
 			err = apply_fork(an, &side[si++]);
 		if (!err)
 			err = apply_call(an, order[i]);
+	}
+	for (size_t i = 0; !err && i < an->snaps.n; i++) {
+		const struct iot_hdr *h = (const void *)(an->arena +
+							 *(uint64_t *)an_vec__at(&an->snaps, i));
+
+		if (h->type == IOT_REC_LINK)
+			apply_link(an, h, &chain_end);
 	}
 	return err;
 }

@@ -4,7 +4,8 @@
  * the scheduler and page-cache events that show what syscalls hide.
  *
  * Hot path: sys_enter/sys_exit run for every syscall on the machine, so an
- * untraced call costs one task-storage lookup; a traced one stashes its
+ * untraced thread's call is rejected by a per-CPU verdict that remembers the
+ * last untraced thread seen there (see `resident`); a traced one stashes its
  * arguments and fd identities at enter and, at exit, builds its record in
  * place in a per-CPU batch.  The state of the traced thread running on a CPU
  * stays in that CPU's `res` slot between its calls and goes back to task
@@ -56,6 +57,15 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } traced SEC(".maps");
+
+/*
+ * Bumped whenever a thread may turn traced: a process added (by the recorder,
+ * or a fork that follows a child) or a thread born in a traced process.  A
+ * remembered "untraced" verdict holds only for the generation it was taken in,
+ * so a new thread whose stack (and so pt_regs) reuses a dead one's cannot
+ * inherit it, nor a process the recorder adds later.
+ */
+__u64 traced_gen;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -114,6 +124,8 @@ struct resident {
 	__u32 armed;		/* on_switch has run on this CPU: a thread taken in
 				 * now is written back when it leaves */
 	__u32 pad;
+	__u64 nt_regs;		/* pt_regs of the last untraced thread seen here */
+	__u64 nt_gen;		/* traced_gen when that was found out */
 	struct task_state st;	/* all but exec_path, which execve keeps in storage */
 };
 
@@ -161,6 +173,32 @@ static __always_inline void count_loss(__u32 what)
 static __always_inline bool is_traced(__u32 tgid)
 {
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/*
+ * Whether the thread of regs is known here to be untraced: one per-CPU load
+ * and two compares instead of a task-storage miss and a hash lookup, which
+ * every syscall of every other thread on the host would pay.
+ */
+static __always_inline bool known_untraced(struct resident *r, struct pt_regs *regs)
+{
+	return r && r->nt_regs == (__u64)regs && r->nt_gen == traced_gen;
+}
+
+/* Remembers the thread of regs as untraced, as of generation gen: read before
+ * the lookups that found it so, a later bump makes the verdict stale. */
+static __always_inline void remember_untraced(struct resident *r, struct pt_regs *regs, __u64 gen)
+{
+	if (!r)
+		return;
+	r->nt_regs = (__u64)regs;
+	r->nt_gen = gen;
+}
+
+/* A thread may turn traced: every remembered "untraced" verdict is void. */
+static __always_inline void traced_grew(void)
+{
+	__sync_fetch_and_add(&traced_gen, 1);
 }
 
 /* Puts data (nrec records, noseq of them unsequenced) in the ring as one ring
@@ -451,6 +489,7 @@ static __always_inline struct task_state *enter_state(struct pt_regs *regs, stru
 	struct resident *r = get_res();
 	struct task_struct *task;
 	struct task_state *st;
+	__u64 gen;
 
 	if (r && r->regs == (__u64)regs) {
 		if (!(d->flags & IOT_SCD_EXEC)) {
@@ -461,16 +500,21 @@ static __always_inline struct task_state *enter_state(struct pt_regs *regs, stru
 		}
 		/* execve reads its path into storage, and the exec renames it */
 		res_put_back(bpf_get_current_task_btf());
+	} else if (known_untraced(r, regs)) {
+		return NULL;
 	}
 	/* Only traced threads have storage: finding it saves the hash lookup
 	 * on the hot path; a thread seen for the first time is checked once. */
+	gen = traced_gen;
 	task = bpf_get_current_task_btf();
 	*taskp = task;
 	*pid_tgid = task_pid_tgid(task);
 	st = bpf_task_storage_get(&tstate, task, 0, 0);
 	if (!st) {
-		if (!is_traced(task->tgid))
+		if (!is_traced(task->tgid)) {
+			remember_untraced(r, regs, gen);
 			return NULL;
+		}
 		st = bpf_task_storage_get(&tstate, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!st) {
 			count_loss(IOT_LOSS_STORAGE);
@@ -830,12 +874,14 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 {
 	struct resident *r = get_res();
 	struct task_state *st;
-	__u64 pid_tgid;
+	__u64 pid_tgid, gen;
 	long id;
 
 	if (r && r->regs == (__u64)regs) {
 		st = &r->st;
 		pid_tgid = r->pid_tgid;
+	} else if (known_untraced(r, regs)) {
+		return 0;
 	} else {
 		struct task_struct *task = bpf_get_current_task_btf();
 
@@ -848,8 +894,12 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 	id = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
 	if ((__u64)id >= IOT_NR_MAX || !(sc_desc[id].flags & IOT_SCD_TRACE))
 		return 0;
-	if (!is_traced(pid_tgid >> 32))
+	gen = traced_gen;
+	if (!is_traced(pid_tgid >> 32)) {
+		if (!st)
+			remember_untraced(r, regs, gen);
 		return 0;
+	}
 	if (st && st->have_exit)
 		return 0;	/* enter was dropped and already counted */
 	if (!st && !ret && (sc_desc[id].flags & IOT_SCD_FORK))
@@ -905,6 +955,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			return 0;
 		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
 	}
+	/* after the update: a verdict taken before it carries the old generation */
+	traced_grew();
 	rec.child_pid = ctgid;
 	rec.child_tid = child->pid;
 	rec.thread = thread;
@@ -985,12 +1037,18 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	struct resident *r = get_res();
 	struct task_state *st;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now;
 
-	/* prev leaves the CPU: its state back to storage, where it is read next */
-	res_put_back(prev);
 	if (r)
 		r->armed = 1;
+	/* Neither task has any BPF task storage, so neither is traced (a resident
+	 * thread has storage too): two loads instead of three helper calls, on
+	 * every context switch of the host. */
+	if (!prev->bpf_storage && !next->bpf_storage)
+		return 0;
+	now = bpf_ktime_get_ns();
+	/* prev leaves the CPU: its state back to storage, where it is read next */
+	res_put_back(prev);
 	st = bpf_task_storage_get(&tstate, prev, 0, 0);
 	if (st && st->switch_in) {
 		struct iot_switch rec = {};

@@ -143,11 +143,11 @@ static const char *const type_names[] = {
 static const char *type_name(unsigned int type)
 {
 	static const char *const user[] = { "meta", "proc", "thread", "fdsnap", "mapsnap",
-					    "stats", "target", "seqend" };
+					    "stats", "target", "seqend", "link" };
 
 	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
 		return type_names[type];
-	if (type >= IOT_REC_META && type <= IOT_REC_SEQEND)
+	if (type >= IOT_REC_META && type <= IOT_REC_LINK)
 		return user[type - IOT_REC_META];
 	return "unknown";
 }
@@ -210,6 +210,15 @@ static json_t *fields_json(const struct iot_hdr *h)
 		if (rec__strings(h, sizeof(*f), f->nstr, &path, 1) == 1)
 			json_object_set_new(o, "path", json_string(path));
 		return json_pack("{s:o}", "fd", o);
+	}
+	case IOT_REC_LINK: {
+		const struct iot_link *l = (const void *)h;
+		const char *s[3] = { "", "", "" };
+
+		rec__strings(h, sizeof(*l), l->nstr, s, 3);
+		return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "path", s[0], "target", s[1],
+				 "end", s[2], "end_mode", (json_int_t)l->end_mode, "end_size",
+				 (json_int_t)l->end_size, "end_dev", (json_int_t)l->end_dev);
 	}
 	}
 	return NULL;

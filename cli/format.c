@@ -279,6 +279,10 @@ void format__other(FILE *f, const struct iot_hdr *h)
 		fprintf(f, "# thread %u ended at seq %u", h->tid,
 			((const struct iot_seqend *)h)->last_seq);
 		break;
+	case IOT_REC_LINK:
+		rec__strings(h, sizeof(struct iot_link), ((const struct iot_link *)h)->nstr, s, 3);
+		fprintf(f, "# symlink %s -> %s (chain ends at %s)", s[0], s[1], s[2]);
+		break;
 	case IOT_REC_META:
 		fputs("# recording started", f);
 		break;

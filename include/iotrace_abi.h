@@ -44,6 +44,7 @@ enum iot_rec_type {
 	IOT_REC_STATS		= 69,	/* struct iot_stats: loss counters, at the end */
 	IOT_REC_TARGET		= 70,	/* struct iot_target: a process added to the filter */
 	IOT_REC_SEQEND		= 71,	/* struct iot_seqend: a thread's final sequence number */
+	IOT_REC_LINK		= 72,	/* struct iot_link: a symlink on a path a call named */
 };
 
 /* Every record starts with this. */
@@ -289,6 +290,24 @@ enum iot_target_reason {
 	IOT_TARGET_CMD		= 3,	/* started by record -- CMD */
 };
 
+/*
+ * A symlink that an absolute path named by a traced call went through as its
+ * last component, found by the recorder (lstat, readlink) the first time it
+ * saw the path: one record per link of the chain, each naming where the whole
+ * chain ends, so a replay can recreate the chain to a file the trace reached
+ * only through stat or exec.  Followed by three strings: the link's path, its
+ * target as readlink gives it, and the chain's end (absolute, resolved
+ * lexically from the link's directory).
+ */
+struct iot_link {
+	struct iot_hdr hdr;	/* ts, pid, tid: the call that named the path */
+	__u64 end_size;		/* st_size of the chain's end */
+	__u32 end_dev;		/* its st_dev, user-space encoding */
+	__u32 end_mode;		/* its st_mode; 0: the chain dangles or loops */
+	__u32 nstr;		/* 3 */
+	__u32 pad;
+};
+
 /* /proc/PID snapshot.  Followed by nstr strings: comm, cwd, exe, cmdline
  * (NUL-separated arguments, as in /proc/PID/cmdline). */
 struct iot_proc {
@@ -342,6 +361,7 @@ _Static_assert(sizeof(struct iot_switch) == 40, "iot_switch ABI");
 _Static_assert(sizeof(struct iot_page) == 56, "iot_page ABI");
 _Static_assert(sizeof(struct iot_stats) == 104, "iot_stats ABI");
 _Static_assert(sizeof(struct iot_meta) == 48, "iot_meta ABI");
+_Static_assert(sizeof(struct iot_link) == 48, "iot_link ABI");
 _Static_assert(sizeof(struct iot_seqend) == 32, "iot_seqend ABI");
 _Static_assert(sizeof(struct iot_proc) == 32, "iot_proc ABI");
 _Static_assert(sizeof(struct iot_fdsnap) == 72, "iot_fdsnap ABI");

@@ -113,6 +113,7 @@ size_t rec__min_size(unsigned int type)
 	case IOT_REC_STATS:	return sizeof(struct iot_stats);
 	case IOT_REC_TARGET:	return sizeof(struct iot_target);
 	case IOT_REC_SEQEND:	return sizeof(struct iot_seqend);
+	case IOT_REC_LINK:	return sizeof(struct iot_link);
 	default:		return 0;
 	}
 }

@@ -149,6 +149,8 @@ int capture__add_pid(struct capture *c, pid_t pid)
 	if (bpf_map__update_elem(c->skel->maps.traced, &key, sizeof(key), &one, sizeof(one),
 				 BPF_ANY))
 		return -errno;
+	/* after the update: the programs' "untraced" verdicts taken before it go stale */
+	__atomic_fetch_add(&c->skel->bss->traced_gen, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 

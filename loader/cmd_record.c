@@ -25,6 +25,7 @@
 #include "lib/trace.h"
 #include "loader/bpfsetup.h"
 #include "loader/calib.h"
+#include "loader/linksnap.h"
 #include "loader/cmd_record.h"
 #include "loader/pidset.h"
 #include "loader/procsnap.h"
@@ -53,6 +54,7 @@ struct recorder {
 	int child_status;
 	uint64_t events;	/* records of kernel origin */
 	struct calib calib;	/* its child's records are kept out of the trace */
+	struct linksnap links;	/* paths whose symlink chains are in the trace */
 	uint64_t loss_base[IOT_LOSS_NR];	/* the calibration's, not the trace's */
 	int write_err;
 	uint64_t start_ns;
@@ -318,6 +320,7 @@ static void track(struct recorder *r, const struct iot_hdr *h)
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
+	int e;
 
 	while (size >= sizeof(struct iot_hdr)) {
 		const struct iot_hdr *h = data;
@@ -332,6 +335,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		track(r, h);
 		if (append(r, h))
 			return -EIO;
+		e = linksnap__note(&r->links, r->w, h);
+		if (e) {
+			if (!r->write_err)
+				r->write_err = e;
+			return -EIO;
+		}
 	}
 	return 0;
 }
@@ -582,5 +591,6 @@ cleanup:
 	pidset__free(&o.targets);
 	pidset__free(&r.live);
 	calib__free(&r.calib);
+	linksnap__free(&r.links);
 	return ret;
 }

@@ -78,13 +78,18 @@ int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul)
 	int fd;
 	int64_t r;
 
-	if (op->a[0] >= RP_ATTR_XGET && op->a[0] != RP_ATTR_XLIST && !op->path2)
-		return op__skip(RW_NO_PATH);
-	if (op->a[0] == RP_ATTR_XSET && !xattr_settable(op->path2))
-		return op__skip(RW_NOT_SUPPORTED);
+	if (op->a[0] >= RP_ATTR_XGET && op->a[0] != RP_ATTR_XLIST && !op->path2) {
+		report__note(op, RR_PATH_UNKNOWN);
+		return RP_SKIPPED;
+	}
+	if (op->a[0] == RP_ATTR_XSET && !xattr_settable(op->path2)) {
+		report__note(op, RR_UNSUPPORTED);
+		return RP_SKIPPED;
+	}
 	if (!op->path) {
 		fd = fd__get(p, op, op->fd);
 		if (fd == RP_FD_SINK) {
+			report__note(op, RR_OUTSIDE);
 			*emul = true;
 			return op->ret;
 		}

@@ -45,6 +45,7 @@ static const struct kind_name kinds[] = {
 	{ "truncate", RK_TRUNCATE },
 	{ "fallocate", RK_FALLOCATE },
 	{ "fadvise64", RK_FADVISE },
+	{ "readahead", RK_READAHEAD },
 	{ "mkdir", RK_MKDIR },
 	{ "mkdirat", RK_MKDIR },
 	{ "unlink", RK_UNLINK },
@@ -301,10 +302,11 @@ static void ev_fcntl(struct rp_op *op, json_t *a)
 	op->a[2] = arg;
 	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		op->a[0] = cmd == F_DUPFD_CLOEXEC; /* stays RK_DUP */
-	else if (cmd == F_SETFD || cmd == F_GETFD || cmd == F_GETFL || cmd == F_SETFL)
+	else if (cmd == F_SETFD || cmd == F_GETFD || cmd == F_GETFL || cmd == F_SETFL ||
+		 fcntl__is_lock(cmd) || fcntl__is_hint(cmd))
 		op->kind = RK_FCNTL;
 	else
-		op->kind = RK_SKIP; /* locks, leases, pipe sizes: not yet */
+		op->kind = RK_SKIP; /* leases, pipe sizes, seals: not yet */
 }
 
 static void ev_fds(struct rp_op *op, json_t *a, const char *call)
@@ -368,6 +370,10 @@ static void ev_fdcalls(struct rp_op *op, json_t *a)
 		op->a[2] = arg_int(a, "flags", 0);
 		return;
 	case RK_FTRUNCATE: op->a[1] = arg_int(a, "length", 0); return;
+	case RK_READAHEAD:
+		op->a[0] = arg_int(a, "count", 0);
+		op->a[1] = arg_int(a, "offset", 0);
+		return;
 	case RK_FALLOCATE:
 	case RK_FADVISE:
 		op->a[0] = arg_int(a, "len", 0);
@@ -524,7 +530,8 @@ static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char 
 	case RK_SYNC_RANGE:
 	case RK_FTRUNCATE:
 	case RK_FALLOCATE:
-	case RK_FADVISE: ev_fdcalls(op, a); break;
+	case RK_FADVISE:
+	case RK_READAHEAD: ev_fdcalls(op, a); break;
 	default: break;
 	}
 }
@@ -644,7 +651,7 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	/* a call in progress at the attach has no arguments to replay */
 	if (json_is_true(json_object_get(ev, "no_enter")) && op->kind > RK_EXIT) {
 		op->kind = RK_SKIP;
-		op->skip_why = RW_AT_ATTACH;
+		report__note(op, RR_BEFORE_ATTACH);
 	}
 	ev_args(p, op, ev, call);
 	why = ev_pages(op, ev);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -38,11 +39,16 @@ int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t slot)
  * before the one that makes it (an order without that dep) or after a close,
  * and fails as the kernel fails it, so that the report counts it.
  */
-int64_t fd__missing(const struct rp_op *op, int fd)
+int64_t fd__missing(struct rp_op *op, int fd)
 {
-	if (op->ret == -EBADF || (fd == RP_FD_UNSET && op->ret >= 0))
+	if (op->ret == -EBADF)
 		return -EBADF;
-	return op__skip(RW_NOT_REPLAYED);
+	if (fd == RP_FD_UNSET && op->ret >= 0) {
+		report__note(op, RR_FD_NOT_OPEN);
+		return -EBADF;
+	}
+	report__note(op, RR_FD_NOT_MADE);
+	return RP_SKIPPED;
 }
 
 /* Points fd slot SLOT of process PIDX at FD, closing what it pointed at. */
@@ -146,6 +152,7 @@ static int64_t fd_misc(const struct rp_op *op, int fd)
 	case RK_FALLOCATE: r = fallocate(fd, op->a[2], op->a[1], op->a[0]); break;
 	case RK_FSTAT: r = fstat(fd, &st); break;
 	case RK_FADVISE: r = posix_fadvise(fd, op->a[1], op->a[0], op->a[2]); return -(int64_t)r;
+	case RK_READAHEAD: r = readahead(fd, op->a[1], op->a[0]); break;
 	default: return RP_SKIPPED;
 	}
 	return sys_res(r);
@@ -176,10 +183,15 @@ static int64_t fd_dup(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t
 	return made;
 }
 
-static int64_t fd_fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint8_t fl)
+static int64_t fd_fcntl(struct rp_plan *p, struct rp_op *op, int fd, uint8_t fl, bool *emul)
 {
 	long r;
 
+	if (fcntl__is_lock(op->a[1]) || fcntl__is_hint(op->a[1])) {
+		report__note(op, fcntl__is_lock(op->a[1]) ? RR_RECORD_LOCK : RR_ARG_UNKNOWN);
+		*emul = true;
+		return op->ret;
+	}
 	if (op->a[1] == F_SETFD) {
 		fl = (fl & ~RP_FL_CLOEXEC) | (op->a[2] & FD_CLOEXEC ? RP_FL_CLOEXEC : 0);
 		atomic_store(&p->pr[op->pidx].fdfl[op->fd], fl);
@@ -193,11 +205,15 @@ static int64_t fd_fcntl(struct rp_plan *p, const struct rp_op *op, int fd, uint8
 	return sys_res(r);
 }
 
-static int64_t fd_close(struct rp_plan *p, const struct rp_op *op, int fd, bool *emul)
+static int64_t fd_close(struct rp_plan *p, struct rp_op *op, int fd, bool *emul)
 {
-	if (fd == RP_FD_UNSET)
+	if (fd == RP_FD_UNSET) {
+		if (op->ret >= 0)
+			report__note(op, RR_FD_NOT_OPEN);
 		return op->ret < 0 ? op->ret : -EBADF;
+	}
 	if (fd < 0) {
+		report__note(op, fd == RP_FD_SINK ? RR_OUTSIDE : RR_FD_NOT_MADE);
 		*emul = true;
 		fd__set(p, op->pidx, op->fd, RP_FD_UNSET, 0);
 		return op->ret < 0 ? op->ret : 0;
@@ -218,13 +234,34 @@ static int64_t fd_mmap(struct rp_plan *p, const struct rp_op *op, int fd)
 	return op->ret;
 }
 
+/*
+ * A read of a pipe that saw end-of-file in the trace, while the replay still
+ * has a writer of it: the writer's copy is about to go (a vfork child's exec
+ * closes it), but the trace may order that exec after this read (gcc's
+ * driver reads its exec-error pipe while its child execs), and a blocking
+ * read would wait for it forever.  Answered 0 at once instead.
+ */
+static bool fd_eof_early(struct rp_op *op, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct stat st;
+
+	if (op->ret || !op->stream || (op->kind != RK_READ && op->kind != RK_READV))
+		return false;
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) || poll(&pfd, 1, 0) != 0)
+		return false;
+	report__note(op, RR_EOF_EARLY);
+	return true;
+}
+
 /* An op whose fd is a sink or a host device: what would it have done? */
-static int64_t fd_emulate(const struct rp_op *op, int fd, uint8_t fl, bool *emul)
+static int64_t fd_emulate(struct rp_op *op, int fd, uint8_t fl, bool *emul)
 {
 	bool writes = op->kind == RK_WRITE || op->kind == RK_PWRITE || op->kind == RK_WRITEV ||
 		      op->kind == RK_PWRITEV;
 
 	if (fd == RP_FD_SINK || (writes && (fl & RP_FL_EMUL_WRITE))) {
+		report__note(op, fd == RP_FD_SINK ? RR_OUTSIDE : RR_HOST_DEV);
 		*emul = true;
 		return op->ret;
 	}
@@ -244,12 +281,18 @@ int64_t fd__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *e
 	if (op->kind == RK_DUP || op->kind == RK_DUP2)
 		return fd_dup(p, op, fd, fl);
 	if (op->kind == RK_FCNTL)
-		return fd_fcntl(p, op, fd, fl);
+		return fd_fcntl(p, op, fd, fl, emul);
 	r = fd_emulate(op, fd, fl, emul);
 	if (r != RP_SKIPPED)
 		return r;
+	if (fd_eof_early(op, fd)) {
+		*emul = true;
+		return 0;
+	}
 	if (op->kind == RK_MMAP)
 		return fd_mmap(p, op, fd);
 	r = fd_io(t, op, fd, fl);
+	if (op->kind == RK_GETDENTS && r >= 0 && r != op->ret)
+		report__note(op, RR_DIR_CONTENTS);
 	return r != RP_SKIPPED ? r : fd_misc(op, fd);
 }

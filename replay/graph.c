@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
@@ -364,12 +365,33 @@ unsigned int graph__root_of(const struct rp_plan *p, const char *path)
 	return f ? f->root : 0;
 }
 
+/* The file of the initial state that symlink L's chain ends at, or NULL:
+ * its links' texts joined and cleaned lexically, as the recorder did. */
+static const struct rp_file *graph_chain_end(const struct rp_plan *p, const struct rp_file *l)
+{
+	char buf[PATH_MAX];
+
+	for (int hops = 0; l && l->type == 'l' && l->target && hops < 40; hops++) {
+		const char *slash = strrchr(l->path, '/');
+		int n = l->target[0] == '/' ? snprintf(buf, sizeof(buf), "%s", l->target) :
+					      snprintf(buf, sizeof(buf), "%.*s/%s",
+						       (int)(slash - l->path), l->path, l->target);
+
+		if (n < 0 || (size_t)n >= sizeof(buf))
+			return NULL;
+		path__normalize(buf);
+		l = graph__file(p, buf);
+	}
+	return l && l->type == 'f' ? l : NULL;
+}
+
 /*
  * --dev-root: a regular file of the initial state that the trace saw on a
  * mapped device lives in that device's root, and the calls that name it
- * resolve there.  Directories, symlinks and whatever the trace creates stay
- * in --root: a created file has no recorded device, and a directory is
- * needed in --root for what the trace makes inside it.
+ * resolve there; so do the symlinks whose chains end at it, which lead
+ * nowhere in another root.  Directories, other symlinks and whatever the
+ * trace creates stay in --root: a created file has no recorded device, and
+ * a directory is needed in --root for what the trace makes inside it.
  */
 void graph__roots(struct rp_plan *p, const struct rp_opts *o)
 {
@@ -379,6 +401,12 @@ void graph__roots(struct rp_plan *p, const struct rp_opts *o)
 		for (uint32_t k = 0; f->type == 'f' && f->dev && k < o->ndevroot; k++)
 			if (o->devroot[k].dev == f->dev)
 				f->root = k + 1;
+	}
+	for (uint32_t i = 0; o->ndevroot && i < p->nfiles; i++) {
+		const struct rp_file *end = graph_chain_end(p, &p->files[i]);
+
+		if (p->files[i].type == 'l' && end)
+			p->files[i].root = end->root;
 	}
 	for (uint32_t i = 0; o->ndevroot && i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i];

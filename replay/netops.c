@@ -24,12 +24,14 @@ static int sock_family(int fd)
 	return getsockname(fd, (struct sockaddr *)&ss, &len) ? AF_INET : ss.ss_family;
 }
 
-static int64_t net_socket(struct rp_plan *p, const struct rp_op *op)
+static int64_t net_socket(struct rp_plan *p, struct rp_op *op)
 {
 	int type = op->a[1] | SOCK_CLOEXEC, fd;
 
-	if (op->a[0] != AF_INET && op->a[0] != AF_INET6)
-		return op__skip(RW_LOCAL_SOCKET);
+	if (op->a[0] != AF_INET && op->a[0] != AF_INET6) {
+		report__note(op, RR_UNIX_SOCKET); /* unix sockets to daemons, netlink: not yet */
+		return RP_SKIPPED;
+	}
 	fd = socket(op->a[0], type, op->a[2]);
 	if (fd < 0)
 		return -errno;
@@ -64,7 +66,7 @@ static int64_t net_listen(struct rp_plan *p, const struct rp_op *op, int fd)
 	return peer__connect_in(p, op->a[3], sock_family(fd), port) ? -EIO : 0;
 }
 
-static int64_t net_connect(struct rp_plan *p, const struct rp_op *op, int fd)
+static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
 	int port = -1;
@@ -74,8 +76,10 @@ static int64_t net_connect(struct rp_plan *p, const struct rp_op *op, int fd)
 		port = atomic_load(&p->ports[op->a[3]]);
 	else if (op->a[2] >= 0)
 		port = p->peers[op->a[2]].port;
-	if (port <= 0)
-		return op__skip(RW_NO_LISTENER);
+	if (port <= 0) {
+		report__note(op, RR_NO_PEER_PORT);
+		return RP_SKIPPED;
+	}
 	len = loopback__addr(&ss, sock_family(fd), port);
 	return connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 }
@@ -114,6 +118,7 @@ int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 		return net_socket(p, op);
 	fd = fd__get(p, op, op->fd);
 	if (fd == RP_FD_SINK) {
+		report__note(op, RR_OUTSIDE);
 		*emul = true;
 		return op->ret;
 	}

@@ -20,23 +20,6 @@
 #include "replay/replay.h"
 #include "replay/run.h"
 
-/* Why the op this thread is issuing was skipped; read once by op__skip_why. */
-static __thread uint8_t skip_why;
-
-int64_t op__skip(enum rp_skip_why why)
-{
-	skip_why = why;
-	return RP_SKIPPED;
-}
-
-enum rp_skip_why op__skip_why(const struct rp_op *op)
-{
-	enum rp_skip_why why = op->kind == RK_SKIP ? op->skip_why : skip_why;
-
-	skip_why = RW_NOT_SUPPORTED;
-	return why;
-}
-
 bool op__is_io(enum rp_kind k)
 {
 	return k >= RK_OPEN && k != RK_CLONE && k != RK_EXEC;
@@ -88,6 +71,19 @@ static int64_t op_open(struct rp_plan *p, struct rp_op *op)
 	return op->ret;
 }
 
+/* readlinkat(fd, "") of an O_PATH fd that is not a symlink says ENOENT; the
+ * application's readlink of the same path got EINVAL. */
+static int64_t op_readlink(int fd, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISLNK(st.st_mode))
+		return -EINVAL;
+	return sys_res(readlinkat(fd, "", buf, size));
+}
+
 /* Calls on a path that follow it: done on an O_PATH fd opened in the root. */
 static int64_t op_on_path(struct rp_op *op)
 {
@@ -101,7 +97,7 @@ static int64_t op_on_path(struct rp_op *op)
 	if (op->kind == RK_STAT)
 		r = fstat(fd, &st) ? -errno : 0;
 	else if (op->kind == RK_READLINK)
-		r = sys_res(readlinkat(fd, "", buf, sizeof(buf)));
+		r = op_readlink(fd, buf, sizeof(buf));
 	close(fd);
 	return r;
 }
@@ -134,15 +130,17 @@ static int64_t op_link(int p1, const char *l1, int p2, const char *l2, const str
 	return r;
 }
 
-static int64_t op_two_names(const struct rp_op *op)
+static int64_t op_two_names(struct rp_op *op)
 {
 	char b1[PATH_MAX], b2[PATH_MAX];
 	const char *l1, *l2;
 	int p1, p2;
 	int64_t r;
 
-	if (!op->path2)
-		return op__skip(RW_NO_PATH);
+	if (!op->path2) {
+		report__note(op, RR_PATH_UNKNOWN);
+		return RP_SKIPPED;
+	}
 	p1 = sandbox__parent(op->root, op->path, b1, &l1);
 	if (p1 < 0)
 		return p1;
@@ -181,11 +179,15 @@ static int64_t op_name(const struct rp_op *op)
 
 static int64_t op_path(struct rp_plan *p, struct rp_op *op)
 {
-	if (!op->path)
-		return op__skip(RW_NO_PATH);
+	if (!op->path) {
+		report__note(op, RR_PATH_UNKNOWN);
+		return RP_SKIPPED;
+	}
 	/* not in the sandbox, but for a few harmless devices taken from the host */
-	if (path__outside_fs(op->path) && !(op->kind == RK_OPEN && sandbox__host_dev(op->path)))
-		return op__skip(RW_KERNEL_PATH);
+	if (path__outside_fs(op->path) && !(op->kind == RK_OPEN && sandbox__host_dev(op->path))) {
+		report__note(op, RR_PSEUDO_FS);
+		return RP_SKIPPED;
+	}
 	switch (op->kind) {
 	case RK_OPEN: return op_open(p, op);
 	case RK_STAT:
@@ -259,13 +261,15 @@ static int64_t op_exec(struct rp_plan *p, const struct rp_op *op)
 	return op->ret;
 }
 
-static int64_t op_unmap(struct rp_plan *p, const struct rp_op *op)
+static int64_t op_unmap(struct rp_plan *p, struct rp_op *op)
 {
 	char *m = p->maps[op->fd2];
 	int r;
 
-	if (!m)
-		return op__skip(RW_NOT_REPLAYED);
+	if (!m) {
+		report__note(op, RR_FD_NOT_MADE);
+		return RP_SKIPPED;
+	}
 	if (op->kind == RK_MSYNC)
 		return msync(m + op->a[2], op->a[0], op->a[1]) ? -errno : 0;
 	r = munmap(m + op->a[2], op->a[0]);
@@ -294,7 +298,10 @@ static int64_t op_close_range(struct rp_plan *p, const struct rp_op *op)
 static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
 {
 	switch (op->kind) {
-	case RK_SKIP: return RP_SKIPPED;
+	case RK_SKIP:
+		if (!op->reason)
+			report__note(op, RR_UNSUPPORTED);
+		return RP_SKIPPED;
 	case RK_IGNORE:
 	case RK_WAIT:
 	case RK_SLEEP:

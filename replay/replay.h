@@ -20,22 +20,6 @@
 /* Largest per-thread buffer; larger counts are clamped (and show as short). */
 #define RP_BUF_MAX (64u << 20)
 
-/*
- * Why a call was not replayed, counted in the report (skipped_why): a skip
- * the replayer could do better is not_supported; the others are by design.
- */
-enum rp_skip_why {
-	RW_NOT_SUPPORTED, /* a call, or a variant of one, not reproduced yet */
-	RW_KERNEL_PATH,	  /* a /dev, /proc or /sys path: the kernel's, not the storage's */
-	RW_LOCAL_SOCKET,  /* a unix or netlink socket: to a daemon outside the trace */
-	RW_NO_LISTENER,	  /* a connect to an address no one in the replay listens on */
-	RW_NOT_REPLAYED,  /* its fd or mapping came from a call that was skipped */
-	RW_AT_ATTACH,	  /* in progress at the attach: its arguments were never seen */
-	RW_NO_PATH,	  /* its path was not recorded (a string lost or cut) */
-	RW_FD_RANGE,	  /* an fd number beyond the replayer's table */
-	RW_NMAX,
-};
-
 /* What replaying an op does; the loader maps call names to these. */
 enum rp_kind {
 	RK_IGNORE, /* not I/O (memory, ids, signals): nothing to replay */
@@ -97,6 +81,7 @@ enum rp_kind {
 	RK_SHUTDOWN,	/* a0 how */
 	RK_ATTR,	/* chmod, chown, utimensat: a0 which, a1 mode/owner, a2 group */
 	RK_CLOSE_RANGE, /* a0 first, a1 last */
+	RK_READAHEAD,	/* a0 count, a1 offset */
 	RK_NR,
 };
 
@@ -109,6 +94,36 @@ enum rp_attr {
 	RP_ATTR_XLIST,
 	RP_ATTR_XSET,
 	RP_ATTR_XREMOVE,
+};
+
+/*
+ * Why a call was not reproduced as recorded.  The code that decides to
+ * emulate or skip a call, or knows why it fails, names the reason with
+ * report__note(); the report counts each reason's failed, short, emulated
+ * and skipped calls and shows the first few (docs/replay.md, "Reasons").
+ * A new reason: a value here and its name in report.c's rp_reason_names.
+ */
+enum rp_reason {
+	RR_NONE,	   /* none named: a failed or short call is "differs" */
+	RR_OUTSIDE,	   /* an fd leading outside the sandbox (tty, a pipe to the tracer) */
+	RR_HOST_DEV,	   /* a write to /dev/null and the like, opened read-only */
+	RR_PSEUDO_FS,	   /* a path under /proc, /sys or /dev: not in the sandbox */
+	RR_UNSUPPORTED,	   /* a call the replayer does not reproduce (yet) */
+	RR_FD_NOT_MADE,	   /* on an fd whose making was skipped or failed in the replay */
+	RR_FD_NOT_OPEN,	   /* on an fd not open when it came: an order without its deps */
+	RR_PATH_UNKNOWN,   /* a path the trace does not hold (cut, unreadable) */
+	RR_UNIX_SOCKET,	   /* unix-domain and netlink sockets */
+	RR_NO_PEER_PORT,   /* a connect whose listener has no replay port */
+	RR_RECORD_LOCK,	   /* fcntl record locks: the replay is one process, where they never
+			    * conflict; answered with the recorded result */
+	RR_BEFORE_ATTACH,  /* in progress at the attach: its arguments were not recorded */
+	RR_ARG_UNKNOWN,	   /* an argument behind a pointer the trace does not hold */
+	RR_DIR_CONTENTS,   /* a directory listing: the sandbox has only the names the
+			    * trace used, so its byte count differs */
+	RR_EOF_EARLY,	   /* a pipe read that saw end-of-file in the trace, while a writer
+			    * the trace closes later is still open here: answered 0 */
+	RR_FD_RANGE,	   /* an fd number beyond the replayer's table */
+	RR_NR,
 };
 
 enum rp_order { RO_CAUSAL, RO_TEMPORAL, RO_SINGLE, RO_NONE, RO_THINK };
@@ -159,7 +174,6 @@ struct rp_op {
 	 * reach it, before the wait's own deps (plan_rendezvous) */
 	bool arrive_waited;
 	bool cut_target; /* a held timer before it ends with its deps (plan_cuts) */
-	uint8_t skip_why; /* kind RK_SKIP: enum rp_skip_why, why */
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan_rendezvous_counts) */
@@ -172,7 +186,29 @@ struct rp_op {
 	int64_t got;			     /* replay result */
 	uint64_t t_issue, t_end;	     /* replay clock, ns since the replay start */
 	uint64_t t_arrive;		     /* when its thread reached it, if arrive_waited */
+	uint8_t reason;			     /* enum rp_reason, from report__note */
 };
+
+/* fcntl commands that take or test a record lock, by the kernel's numbers
+ * (the trace's): F_GETLK, F_SETLK, F_SETLKW 5-7; F_OFD_GETLK, F_OFD_SETLK,
+ * F_OFD_SETLKW 36-38. */
+static inline bool fcntl__is_lock(int64_t cmd)
+{
+	return (cmd >= 5 && cmd <= 7) || (cmd >= 36 && cmd <= 38);
+}
+
+/* F_GET_RW_HINT, F_SET_RW_HINT, F_GET_FILE_RW_HINT, F_SET_FILE_RW_HINT
+ * (1035-1038): the hint is behind a pointer the trace does not hold. */
+static inline bool fcntl__is_hint(int64_t cmd)
+{
+	return cmd >= 1035 && cmd <= 1038;
+}
+
+/* OP, being issued, is emulated, skipped or fails for reason WHY. */
+static inline void report__note(struct rp_op *op, enum rp_reason why)
+{
+	op->reason = why;
+}
 
 /*
  * Pages the thread touched through a file mapping before this call.  Loaded
@@ -244,7 +280,6 @@ struct rp_thread {
 	size_t bufsz;
 	void *buf;	   /* per-thread I/O buffer, page aligned */
 	uint32_t *skipped; /* per call index */
-	uint32_t skipped_why[RW_NMAX];
 	uint64_t *lag;	   /* natural timing: lag of each issued call */
 	/* run time, ns */
 	_Alignas(64) uint64_t busy, wait, compute, hold, sleep;
@@ -367,8 +402,6 @@ bool sandbox__host_dev(const char *path);
  * *emulated is set when no call was made (fd outside the sandbox). */
 #define RP_SKIPPED INT64_MIN
 /* Returns RP_SKIPPED and notes WHY for this thread's accounting of the op. */
-int64_t op__skip(enum rp_skip_why why);
-enum rp_skip_why op__skip_why(const struct rp_op *op);
 int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated);
 /* Calls whose outcome is compared with the trace (not waits, sleeps, exits). */
 bool op__is_io(enum rp_kind k);

@@ -65,39 +65,6 @@ static json_t *report_skipped(const struct rp_plan *p)
 	return o;
 }
 
-/* enum rp_skip_why as the report names it */
-static const char *const skip_why_name[RW_NMAX] = {
-	[RW_NOT_SUPPORTED] = "not_supported",
-	[RW_KERNEL_PATH] = "kernel_path",
-	[RW_LOCAL_SOCKET] = "local_socket",
-	[RW_NO_LISTENER] = "no_listener",
-	[RW_NOT_REPLAYED] = "not_replayed",
-	[RW_AT_ATTACH] = "at_attach",
-	[RW_NO_PATH] = "no_path",
-	[RW_FD_RANGE] = "fd_range",
-};
-
-static uint64_t skipped_for(const struct rp_plan *p, unsigned int why)
-{
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < p->nth; i++)
-		n += p->th[i].skipped_why[why];
-	return n;
-}
-
-static json_t *report_skipped_why(const struct rp_plan *p)
-{
-	json_t *o = json_object();
-
-	for (unsigned int w = 0; w < RW_NMAX; w++) {
-		uint64_t n = skipped_for(p, w);
-
-		if (n)
-			json_object_set_new(o, skip_why_name[w], json_integer(n));
-	}
-	return o;
-}
 
 static json_t *report_pcts(uint64_t *v, uint32_t n)
 {
@@ -180,6 +147,65 @@ static json_t *report_failures(const struct rp_plan *p, bool shorts)
 	return a;
 }
 
+static const char *const rp_reason_names[RR_NR] = {
+	[RR_NONE] = "differs",
+	[RR_OUTSIDE] = "outside_sandbox",
+	[RR_HOST_DEV] = "host_device_write",
+	[RR_PSEUDO_FS] = "pseudo_fs",
+	[RR_UNSUPPORTED] = "not_replayed",
+	[RR_FD_NOT_MADE] = "fd_not_made",
+	[RR_FD_NOT_OPEN] = "fd_not_open",
+	[RR_PATH_UNKNOWN] = "path_unknown",
+	[RR_UNIX_SOCKET] = "unix_socket",
+	[RR_NO_PEER_PORT] = "no_peer_port",
+	[RR_RECORD_LOCK] = "record_lock",
+	[RR_BEFORE_ATTACH] = "before_attach",
+	[RR_ARG_UNKNOWN] = "arg_unknown",
+	[RR_DIR_CONTENTS] = "dir_contents",
+	[RR_EOF_EARLY] = "eof_early",
+	[RR_FD_RANGE] = "fd_range",
+};
+static const char *const outcome_names[RO_NR] = { "failed", "short", "emulated", "skipped" };
+
+static json_t *report_sample(const struct rp_plan *p, uint32_t idx, enum rp_outcome how)
+{
+	const struct rp_op *op = &p->ops[idx];
+	json_t *o = json_pack("{s:s, s:I, s:s, s:s?, s:I}", "outcome", outcome_names[how], "id",
+			      (json_int_t)op->id, "call", p->calls[op->call], "path", op->path,
+			      "ret", (json_int_t)op->ret);
+
+	json_object_set_new(o, "got", op->got == RP_SKIPPED ? json_null() : json_integer(op->got));
+	return o;
+}
+
+/* Per reason: how many calls failed, were short, emulated or skipped for it,
+ * and the first few of each; reasons no call had are left out. */
+static json_t *report_reasons(const struct rp_plan *p)
+{
+	json_t *all = json_object();
+
+	for (int why = 0; why < RR_NR; why++) {
+		json_t *r = json_object(), *first = json_array();
+		uint64_t sum = 0;
+
+		for (int how = 0; how < RO_NR; how++) {
+			const uint32_t *ids;
+			uint64_t n = watch__reason(why, how, &ids);
+
+			json_object_set_new(r, outcome_names[how], json_integer(n));
+			for (uint64_t i = 0; i < n && i < RP_REASON_SAMPLES; i++)
+				json_array_append_new(first, report_sample(p, ids[i], how));
+			sum += n;
+		}
+		json_object_set_new(r, "first", first);
+		if (sum)
+			json_object_set_new(all, rp_reason_names[why], r);
+		else
+			json_decref(r);
+	}
+	return all;
+}
+
 static const char *const order_names[] = { "causal", "temporal", "single", "none", "think" };
 
 static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
@@ -188,12 +214,12 @@ static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp
 	json_t *j;
 
 	report_totals(p, &s);
-	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:s, s:s, s:f}",
+	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:f}",
 		      "wall_ns", (json_int_t)r->wall, "trace_wall_ns", (json_int_t)p->trace_wall,
 		      "events", (json_int_t)p->nops, "issued", (json_int_t)s.issued, "failed",
 		      (json_int_t)s.failed, "short", (json_int_t)s.shrt, "emulated",
 		      (json_int_t)s.emulated, "skipped_total", (json_int_t)s.skipped, "skipped",
-		      report_skipped(p), "skipped_why", report_skipped_why(p), "timing",
+		      report_skipped(p), "timing",
 		      o->timing == RT_NATURAL ? "natural" : "afap", "order", order_names[o->order],
 		      "speed", o->speed);
 	if (!j)
@@ -213,6 +239,7 @@ static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp
 				      "replay", r->wall ? (double)s.busy_replay / r->wall : 0.0));
 	json_object_set_new(j, "failures", report_failures(p, false));
 	json_object_set_new(j, "short_calls", report_failures(p, true));
+	json_object_set_new(j, "reasons", report_reasons(p));
 	return j;
 }
 
@@ -284,16 +311,27 @@ static void report_list_skipped(const struct rp_plan *p)
 	}
 	if (n)
 		info("skipped: %s", line);
-	n = 0;
-	for (unsigned int w = 0; w < RW_NMAX; w++) {
-		uint64_t k = skipped_for(p, w);
+}
 
-		if (k)
-			n += snprintf(line + n, sizeof(line) - n, "%s%s %llu", n ? ", " : "",
-				      skip_why_name[w], (unsigned long long)k);
-	}
+/* One line per reason: "emulated 21 (outside_sandbox), failed 3 (differs)". */
+static void report_list_reasons(void)
+{
+	char line[512];
+	size_t n = 0;
+
+	line[0] = '\0';
+	for (int why = 0; why < RR_NR; why++)
+		for (int how = 0; how < RO_NR && n < sizeof(line) - 64; how++) {
+			const uint32_t *ids;
+			uint64_t k = watch__reason(why, how, &ids);
+
+			if (k)
+				n += snprintf(line + n, sizeof(line) - n, "%s%s %llu (%s)",
+					      n ? ", " : "", outcome_names[how],
+					      (unsigned long long)k, rp_reason_names[why]);
+		}
 	if (n)
-		info("skipped because: %s (docs/replay.md)", line);
+		info("by reason: %s", line);
 }
 
 void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
@@ -310,6 +348,7 @@ void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *
 	     (unsigned long long)s.skipped, (unsigned long long)s.emulated, r->prepare / 1e6,
 	     r->settle / 1e6);
 	report_list_skipped(p);
+	report_list_reasons();
 	if (o->timing == RT_NATURAL && r->nlag) {
 		stats__sort(r->lag, r->nlag);
 		info("lag p50 %.1f us, p99 %.1f us, max %.1f us",

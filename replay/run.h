@@ -15,7 +15,7 @@
 /* fdops.c */
 /* The replay fd of recorded fd RFD in op's process, or an RP_FD_* value. */
 int fd__get(const struct rp_plan *p, const struct rp_op *op, int32_t rfd);
-int64_t fd__missing(const struct rp_op *op, int fd);
+int64_t fd__missing(struct rp_op *op, int fd);
 void fd__set(struct rp_plan *p, uint32_t pidx, int64_t rfd, int fd, uint8_t fl);
 /* Every op that names an fd (close, I/O, dup, fcntl, mmap). */
 int64_t fd__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
@@ -47,6 +47,13 @@ extern unsigned int sb_nroots;
 void watch__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool emul);
 /* The first failed (or short) ops, as indexes, for the report. */
 uint32_t watch__failures(const uint32_t **ids, bool shorts);
+
+/* What became of a call that was not reproduced as recorded. */
+enum rp_outcome { RO_FAILED, RO_SHORT, RO_EMULATED, RO_SKIPPED, RO_NR };
+#define RP_REASON_SAMPLES 4
+/* How many calls had reason WHY and outcome HOW; *IDS: the first few, as op
+ * indexes, up to RP_REASON_SAMPLES (how many: the smaller). */
+uint64_t watch__reason(enum rp_reason why, enum rp_outcome how, const uint32_t **ids);
 /* Main thread: progress and stall detection; false when the replay stalled. */
 bool watch__run(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
 		 _Atomic uint32_t *pacing);

@@ -13,8 +13,8 @@
  * may come between the two); a close ends one at its enter.  Also kept here:
  * the fds each process had before the trace saw them opened (inherited:
  * stdin/out/err, fds from before an attach), which numbers a pipe or
- * socketpair returned (the trace records only the call, the numbers appear
- * at their first use), and which process a fork created.
+ * socketpair returned (ret_fds; in traces analyzed before it, learned from
+ * the first use of each end), and which process a fork created.
  */
 #include <errno.h>
 #include <linux/close_range.h>
@@ -38,7 +38,8 @@ struct pending {
 struct making {
 	uint64_t end;
 	uint32_t op;
-	int32_t rfd; /* the number it made (dup2: newfd) */
+	int32_t rfd;  /* the number it made (dup2: newfd; pipe, socketpair: fds[0]) */
+	int32_t rfd2; /* pipe, socketpair: fds[1] when the trace has it, else -1 */
 };
 
 struct tproc {
@@ -204,6 +205,22 @@ static int track_use(struct rp_plan *p, struct rp_op *op, int32_t *fd, json_t *e
 	return 0;
 }
 
+/* Both ends of a pipe or socketpair whose numbers the trace has (ret_fds):
+ * [0] is op->fd, [1] op->fd2, whichever end is used first. */
+static int track_made_pair(struct rp_plan *p, struct rp_op *op, const struct making *m)
+{
+	int32_t s0 = slot_new(p, op->pidx, m->rfd), s1;
+
+	if (s0 < 0)
+		return s0;
+	s1 = slot_new(p, op->pidx, m->rfd2);
+	if (s1 < 0)
+		return s1;
+	op->fd = s0;
+	op->fd2 = s1;
+	return 0;
+}
+
 /* The fd M's call made is open from here on. */
 static int track_made(struct rp_plan *p, const struct making *m)
 {
@@ -217,6 +234,8 @@ static int track_made(struct rp_plan *p, const struct making *m)
 	switch (op->kind) {
 	case RK_PIPE:
 	case RK_SOCKETPAIR:
+		if (m->rfd >= 0 && m->rfd2 >= 0)
+			return track_made_pair(p, op, m);
 		v = realloc(tk.pend, (tk.npend + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
@@ -282,21 +301,41 @@ static bool track_makes_fd(const struct rp_op *op, json_t *ev)
 	}
 }
 
+/* The numbers a pipe or socketpair returned (ret_fds), or -1 each: traces
+ * analyzed before ret_fds learn them from their first use. */
+static void track_ret_fds(json_t *ev, int32_t *rfd, int32_t *rfd2)
+{
+	json_t *a = json_object_get(ev, "ret_fds");
+	json_int_t f0 = json_integer_value(json_array_get(a, 0));
+	json_int_t f1 = json_integer_value(json_array_get(a, 1));
+
+	*rfd = *rfd2 = -1;
+	if (json_array_size(a) != 2 || !json_is_integer(json_array_get(a, 0)) ||
+	    !json_is_integer(json_array_get(a, 1)) || f0 < 0 || f1 < 0 || f0 == f1 ||
+	    f0 >= TRACK_MAX_FD || f1 >= TRACK_MAX_FD)
+		return;
+	*rfd = f0;
+	*rfd2 = f1;
+}
+
 /* Op I makes an fd (dup2: the recorded newfd RFD), visible at its end. */
-static int track_making(struct rp_plan *p, uint32_t i, int32_t rfd)
+static int track_making(struct rp_plan *p, uint32_t i, int32_t rfd, json_t *ev)
 {
 	const struct rp_op *op = &p->ops[i];
+	int32_t rfd2 = -1;
 	struct making *v;
 
 	if (op->ret < 0)
 		return 0;
+	if (op->kind == RK_PIPE || op->kind == RK_SOCKETPAIR)
+		track_ret_fds(ev, &rfd, &rfd2);
 	if (op->kind != RK_DUP2 && op->kind != RK_PIPE && op->kind != RK_SOCKETPAIR)
 		rfd = op->ret;
 	v = realloc(tk.mk, (tk.nmk + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	tk.mk = v;
-	v[tk.nmk++] = (struct making){ op->ts + op->dur, i, rfd };
+	v[tk.nmk++] = (struct making){ op->ts + op->dur, i, rfd, rfd2 };
 	return 0;
 }
 
@@ -357,7 +396,7 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	if (op->fd >= TRACK_MAX_FD || op->fd2 >= TRACK_MAX_FD ||
 	    (op->ret >= TRACK_MAX_FD && track_makes_fd(op, ev))) {
 		op->kind = RK_SKIP; /* beyond the fd table: not worth a sparse map */
-		op->skip_why = RW_FD_RANGE;
+		report__note(op, RR_FD_RANGE);
 	}
 	err = track_made_by(p, op->ts);
 	if (err || op->kind == RK_SKIP)
@@ -366,15 +405,18 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 		/* dup2's newfd, pipe ends: slots from track_made */
 		if (op->kind == RK_DUP2 || op->kind == RK_PIPE || op->kind == RK_SOCKETPAIR)
 			op->fd2 = -1;
-		err = track_making(p, op - p->ops, rfd2);
+		err = track_making(p, op - p->ops, rfd2, ev);
 	}
 	if (err || op->kind == RK_IGNORE)
 		return err;
 	t = track_proc(op->pidx);
 	if (!t)
 		return -ENOMEM;
-	if (op->kind == RK_CLOSE && op->ret < 0 && op->fd >= 0 && !t->cur[op->fd])
-		op->fd = -1; /* EBADF: nothing was open */
+	/* EBADF on a number the trace shows closed: nothing was open, and it
+	 * is no fd from before the trace either (gcc probes fd 3 with fcntl) */
+	if (op->fd >= 0 && !t->cur[op->fd] &&
+	    (op->ret == -EBADF || (op->kind == RK_CLOSE && op->ret < 0)))
+		op->fd = -1;
 	err = track_use(p, op, &op->fd, ev);
 	if (err)
 		return err;

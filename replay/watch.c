@@ -18,6 +18,33 @@
 
 static uint32_t fail_ids[RP_FAIL_SAMPLES], short_ids[RP_FAIL_SAMPLES];
 static _Atomic uint32_t nfail, nshort;
+static _Atomic uint64_t nreason[RR_NR][RO_NR];
+static uint32_t reason_ids[RR_NR][RO_NR][RP_REASON_SAMPLES];
+
+/* The reason the op's code named, or the one its outcome implies. */
+static enum rp_reason reason_of(const struct rp_op *op, enum rp_outcome how)
+{
+	if (op->reason && op->reason < RR_NR)
+		return op->reason;
+	if (how == RO_SKIPPED)
+		return RR_UNSUPPORTED;
+	return how == RO_EMULATED ? RR_OUTSIDE : RR_NONE;
+}
+
+static void reason_count(struct rp_plan *p, const struct rp_op *op, enum rp_outcome how)
+{
+	enum rp_reason why = reason_of(op, how);
+	uint64_t i = atomic_fetch_add(&nreason[why][how], 1);
+
+	if (i < RP_REASON_SAMPLES)
+		reason_ids[why][how][i] = op - p->ops;
+}
+
+uint64_t watch__reason(enum rp_reason why, enum rp_outcome how, const uint32_t **ids)
+{
+	*ids = reason_ids[why][how];
+	return atomic_load(&nreason[why][how]);
+}
 
 static bool moves_bytes(enum rp_kind k)
 {
@@ -31,16 +58,19 @@ void watch__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bo
 
 	if (op->got == RP_SKIPPED) {
 		t->skipped[op->call]++;
-		t->skipped_why[op__skip_why(op)]++;
+		reason_count(p, op, RO_SKIPPED);
 		return;
 	}
 	if (!op__is_io(op->kind))
 		return;
 	t->issued++;
 	t->emulated += emul;
+	if (emul)
+		reason_count(p, op, RO_EMULATED);
 	if (rec_err != got_err || (rec_err && op->ret != op->got)) {
 		uint32_t i = atomic_fetch_add(&nfail, 1);
 
+		reason_count(p, op, RO_FAILED);
 		t->failed++;
 		if (i < RP_FAIL_SAMPLES)
 			fail_ids[i] = op - p->ops;
@@ -49,6 +79,7 @@ void watch__account(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bo
 	if (!rec_err && moves_bytes(op->kind) && op->got != op->ret) {
 		uint32_t i = atomic_fetch_add(&nshort, 1);
 
+		reason_count(p, op, RO_SHORT);
 		t->shrt++;
 		if (i < RP_FAIL_SAMPLES)
 			short_ids[i] = op - p->ops;

@@ -8,6 +8,7 @@ pkgs=(
 	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libjansson-dev
 	libcunit1-dev jq strace bpftrace fio util-linux e2fsprogs xfsprogs btrfs-progs
 	gnuplot-nox time valgrind redis-server redis-tools nginx apache2-utils mandoc
+	sqlite3 libsqlite3-dev rocksdb-tools
 )
 
 missing=()

@@ -14,6 +14,7 @@
 #include <CUnit/Basic.h>
 #include <jansson.h>
 
+#include "analyze/an.h"
 #include "analyze/analyze.h"
 #include "analyze/jw.h"
 #include "lib/sort.h"
@@ -363,6 +364,75 @@ static void test_analyze__data_file(void)
 }
 
 #define AT_CWD	((uint64_t)(int64_t)-100)
+
+static void put_link(struct tb *b, const char *path, const char *target, const char *end)
+{
+	static unsigned char buf[IOT_REC_MAX];
+	struct iot_link *l = (void *)buf;
+	size_t off = sizeof(*l);
+
+	memset(buf, 0, sizeof(buf));
+	l->end_mode = 0100755;
+	l->end_size = 12345;
+	l->end_dev = 8;
+	l->nstr = 3;
+	CU_ASSERT_FATAL(rec__put_str(buf, &off, sizeof(buf), 0, path, strlen(path)));
+	CU_ASSERT_FATAL(rec__put_str(buf, &off, sizeof(buf), 1, target, strlen(target)));
+	CU_ASSERT_FATAL(rec__put_str(buf, &off, sizeof(buf), 2, end, strlen(end)));
+	l->hdr = (struct iot_hdr){ .ts = 10, .pid = 1, .tid = 1, .type = IOT_REC_LINK, .size = off };
+	put(b, &l->hdr);
+}
+
+static const struct an_file *file_of(const struct analysis *an, const char *path)
+{
+	for (size_t i = 0; i < an->files.n; i++) {
+		const struct an_file *f = an_vec__at(&an->files, i);
+		const char *p = strtab__str(&an->strs, f->path);
+
+		if (p && !strcmp(p, path))
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * A stat of /usr/bin/cc, which the recorder found to be a link to
+ * /etc/alt/cc, itself a link to /usr/bin/gcc-12: both links and the chain's
+ * end are initial state, the end with the size the recorder saw.  A link
+ * the trace created is left alone, and so is one that continues no chain
+ * the trace used.
+ */
+static void test_analyze__symlink_chain(void)
+{
+	const struct an_file *f;
+	struct analysis *an;
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_newfstatat, .ts = 10, .dur = 5, .ret = 0,
+	   .a = { AT_CWD, 0, 0, 0 }, .str = { "/usr/bin/cc" }, .sw = { 1 }, .nfd = 1,
+	   .fd = { { .which = IOT_FD_STAT, .fd = -1, .flags = 0100755, .size = 12345, .dev = 8 } });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_symlinkat, .ts = 20, .dur = 5, .ret = 0,
+	   .a = { 0, AT_CWD, 0 }, .str = { "/x", "/made" }, .sw = { 0, 2 });
+	put_link(&b, "/usr/bin/cc", "/etc/alt/cc", "/usr/bin/gcc-12");
+	put_link(&b, "/etc/alt/cc", "/usr/bin/gcc-12", "/usr/bin/gcc-12");
+	put_link(&b, "/made", "/x", "/x");
+	put_link(&b, "/stray", "/y", "/y");
+	an = tb_run(&b, RULES_ALL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(an);
+	f = file_of(an, "/usr/bin/cc");
+	CU_ASSERT(f && f->type == IOT_FT_LNK && !strcmp(strtab__str(&an->strs, f->target),
+							 "/etc/alt/cc"));
+	f = file_of(an, "/etc/alt/cc");
+	CU_ASSERT(f && f->type == IOT_FT_LNK && !strcmp(strtab__str(&an->strs, f->target),
+							 "/usr/bin/gcc-12"));
+	f = file_of(an, "/usr/bin/gcc-12");
+	CU_ASSERT(f && f->type == IOT_FT_REG && f->size == 12345 && !f->created);
+	f = file_of(an, "/made");
+	CU_ASSERT(f && f->created);
+	CU_ASSERT_PTR_NULL(file_of(an, "/stray"));
+	tb_free(&b);
+}
 
 /* Thread 1 opens /a as fd 3 at 10, thread 2 reads 10 bytes of it at 20. */
 static void open_then_read(struct tb *b)
@@ -806,6 +876,7 @@ static void test_analyze__compute_floor(void)
 
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
+	{ "symlink chains from LINK records", test_analyze__symlink_chain },
 	{ "wakeup", test_analyze__wakeup },
 	{ "wakeup with no matching call", test_analyze__wakeup_no_matching_call },
 	{ "wakeup of a disk read or a timer", test_analyze__wakeup_of_disk_or_timer },
