@@ -11,8 +11,11 @@
 # error = |T_replay - T_app| / T_app, taken in each round and the median of
 # the rounds' ratios kept.  Configurations are file systems on
 # loop devices with direct I/O (ext4, xfs, btrfs) and an ext4 throttled with
-# cgroup v1 blkio (IOPS and bandwidth).  REPS rounds (quick 3, full 5), page
-# cache dropped before each run.
+# cgroup v1 blkio (IOPS and bandwidth).  REPS rounds (quick 3, full 5).
+# Every timed run starts alike: page cache dropped before it, and IDLE_MS of
+# no I/O on the device before its first timed call (the application sleeps
+# that long before it starts, the replay gets --settle IDLE_MS after its
+# root check); application and replay runs interleaved in every round.
 #
 #   BUILD=DIR    where iotrace was built (default build/)
 #   --quick      ext4 -> btrfs for four workloads, btrfs -> ext4 for three
@@ -73,6 +76,11 @@ TIMELINE_WL=fitness-4 # the workload of the per-thread timeline (ARTC Figure 9)
 FILE_MB=16
 THROTTLE="read_iops 5000, write_iops 2000, read_bps 64 MiB/s, write_bps 32 MiB/s"
 CG=/sys/fs/cgroup/blkio/iotrace-accuracy-$$
+# Idle before every timed run, application or replay: more than
+# blk-throttle's slice (throtl_slice, 100 ms at most), after which a group
+# starts a fresh slice with its burst; shorter, and whichever side ran right
+# after its own I/O would miss the burst the other got (docs/BENCHMARKS.md)
+IDLE_MS=250
 DB_OPTS=(--compression_type=none --value_size=100 --key_size=16 --statistics=0 --histogram=0)
 
 TMP=$(mktemp -d /var/tmp/iotrace-accuracy.XXXXXX)
@@ -139,6 +147,9 @@ run() {
 }
 
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+
+# idle: IDLE_MS of nothing, the application's counterpart of --settle IDLE_MS
+idle() { sleep "$(awk -v m="$IDLE_MS" 'BEGIN { print m / 1000 }')"; }
 
 # The application reads its own files (binary, shared libraries, ld.so.cache,
 # locale) from the system disk on every configuration; the replay keeps the
@@ -236,7 +247,7 @@ replay_once() {
 	mode_args "$3"
 	drop
 	run "$2" "$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root" "${SYSROOT[@]}" "${ARGS[@]}" --no-progress \
-		--report "$TMP/r.json" 2>"$TMP/replay.err" || {
+		--settle "$IDLE_MS" --report "$TMP/r.json" 2>"$TMP/replay.err" || {
 		log "replay $3 on $2 failed: $(tail -n 2 "$TMP/replay.err" | tr '\n' ' ')"
 		# For the doc: what failed, with this run's temp dir taken out
 		echo "$CUR_WL ($3 on $2): $(tail -n 1 "$TMP/replay.err" | sed "s|$TMP|\$TMP|g")" >>"$TMP/notes"
@@ -277,6 +288,7 @@ measure() {
 	for ((i = 0; i < CREPS; i++)); do
 		wl_reset "$kind" "$dir"
 		drop
+		idle
 		tapp+=("$(wl_time "$kind" "$dst" "$dir" "$thr" "$n" || echo -)")
 		line="app ${tapp[i]}"
 		for m in "${MODES[@]}"; do
@@ -310,7 +322,7 @@ timeline() {
 	"$IOTRACE" replay "$jsonl" --root "$root" "${SYSROOT[@]}" --prepare-only --no-progress 2>/dev/null
 	drop
 	run "$3" "$IOTRACE" replay "$jsonl" --root "$root" "${SYSROOT[@]}" --natural --no-progress \
-		--timeline "$TMP/tl.tsv" 2>/dev/null || log "timeline: the replay failed"
+		--settle "$IDLE_MS" --timeline "$TMP/tl.tsv" 2>/dev/null || log "timeline: the replay failed"
 	# thread = rank of its tid (creation order); ms from the first call
 	awk -F'\t' -v tids="$(tail -n +2 "$TMP/tl.tsv" | cut -f1 | sort -nu | tr '\n' ' ')" '
 		BEGIN { n = split(tids, t, " "); for (i = 1; i <= n; i++) th[t[i]] = i - 1 }

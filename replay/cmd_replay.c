@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@ static void replay_usage(FILE *f)
 		"                      [--order causal|temporal|single|none|think] [--report R.json]\n"
 		"                      [--timeline FILE] [--prepare-only] [--stall-timeout SEC]\n"
 		"                      [--user NAME] [--dev-root MAJ:MIN=DIR]...\n"
-		"                      [--no-progress]\n"
+		"                      [--settle MS] [--no-progress]\n"
 		"\n"
 		"Re-issues the calls of an annotated trace (iotrace analyze --infer-causality)\n"
 		"inside the sandbox DIR, one thread per traced thread.\n"
@@ -45,6 +46,10 @@ static void replay_usage(FILE *f)
 		"  --timeline FILE     write each call's recorded and replayed times (TSV)\n"
 		"  --prepare-only      create the initial files and stop\n"
 		"  --stall-timeout SEC give up when no call completes for SEC (default 30, 0 off)\n"
+		"  --settle MS         after the root is written to storage and its device is\n"
+		"                      quiet, stay idle MS more before the timed phase (a\n"
+		"                      rate limiter such as blk-throttle grants a burst to a\n"
+		"                      group idle longer than its slice; default 0)\n"
 		"  --user NAME         prepare as root, then hand the root to NAME and replay as\n"
 		"                      NAME (for traces from someone else)\n"
 		"\n"
@@ -96,6 +101,18 @@ static int replay_devroot(const char *s, struct rp_opts *o)
 	return 0;
 }
 
+static int replay_settle(const char *s, struct rp_opts *o)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || *s == '-' || v > 60000)
+		return cliopt__usage_error("replay",
+					   "--settle wants milliseconds (0-60000), not '%s'", s);
+	o->settle_ms = v;
+	return 0;
+}
+
 static int replay_stall(const char *s, struct rp_opts *o)
 {
 	char *end;
@@ -135,6 +152,7 @@ static int replay_opts(int argc, char **argv, struct rp_opts *o)
 		{ "no-progress", no_argument, NULL, 'N' },
 		{ "user", required_argument, NULL, 'U' },
 		{ "dev-root", required_argument, NULL, 'D' },
+		{ "settle", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -159,6 +177,7 @@ static int replay_opts(int argc, char **argv, struct rp_opts *o)
 		case 'N': o->progress = false; break;
 		case 'U': o->user = optarg; break;
 		case 'D': err = replay_devroot(optarg, o); break;
+		case 'S': err = replay_settle(optarg, o); break;
 		case 'h': replay_usage(stdout); return 1;
 		default: return -EINVAL;
 		}
@@ -175,39 +194,9 @@ static int replay_opts(int argc, char **argv, struct rp_opts *o)
 	return 0;
 }
 
-/* Bytes this process has had read from storage so far (metadata too). */
-static uint64_t replay_read_bytes(void)
+static int replay_prepare(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
-	FILE *f = fopen("/proc/self/io", "re");
-	unsigned long long v, n = 0;
-	char key[32];
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%31[^:]: %llu\n", key, &v) == 2)
-		if (!strcmp(key, "read_bytes"))
-			n = v;
-	fclose(f);
-	return n;
-}
-
-/*
- * The application met its storage idle; a replay that starts right after
- * its own preparation went to storage would not.  blk-throttle is where it
- * shows: it gives a group that has been idle for a while (its 100 ms slice
- * ran out) a fresh slice, whose first 100 ms of I/O may go at once, and a
- * group that just did I/O none.  The root check after a dropped page cache
- * reads a dozen metadata blocks in the replay's cgroup, which is enough to
- * start a throttled replay without the slice the application had, and so
- * slower than it.  It waits when the preparation read from storage or wrote
- * file data (its fsyncs write that in this cgroup); the metadata it changes
- * goes out through the journal, from no cgroup of ours.
- */
-#define SETTLE_US 250000
-
-static int replay_prepare(struct rp_plan *p, const struct rp_opts *o)
-{
-	uint64_t rd0 = replay_read_bytes(), rd;
+	uint64_t t0 = exec__now();
 	int err = sandbox__open(o, p);
 
 	if (!err)
@@ -219,13 +208,9 @@ static int replay_prepare(struct rp_plan *p, const struct rp_opts *o)
 		    strerror(-err));
 	if (!err && !o->prepare_only)
 		err = peer__setup(p);
-	if (!err && !o->prepare_only && ((rd = replay_read_bytes() - rd0) || prepare__written())) {
-		dbg("the preparation read %llu bytes from storage and wrote %llu of file data: "
-		    "the replay starts %u ms after it",
-		    (unsigned long long)rd, (unsigned long long)prepare__written(),
-		    SETTLE_US / 1000);
-		usleep(SETTLE_US);
-	}
+	r->prepare = exec__now() - t0;
+	dbg("prepare: %" PRIu64 " ms, %" PRIu64 " bytes of file data written", r->prepare / 1000000,
+	    prepare__written());
 	return err;
 }
 
@@ -275,9 +260,8 @@ static int replay_drop(const struct rp_opts *o)
 	return 0;
 }
 
-static int replay_run(struct rp_plan *p, const struct rp_opts *o)
+static int replay_run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
-	struct rp_run r = { 0 };
 	int err = peer__start(p);
 
 	if (!err)
@@ -286,7 +270,7 @@ static int replay_run(struct rp_plan *p, const struct rp_opts *o)
 		err("replay: cannot start the peer thread: %s", strerror(-err));
 		return 1;
 	}
-	err = exec__run(p, o, &r);
+	err = exec__run(p, o, r);
 	/* stalled, or some threads could not start: the others may be stuck in
 	 * calls or waits, still using the plan, so leave everything as it is */
 	if (err == -EDEADLK || err == -EAGAIN)
@@ -296,12 +280,12 @@ static int replay_run(struct rp_plan *p, const struct rp_opts *o)
 		err("replay: %s", strerror(-err));
 		return 1;
 	}
-	report__summary(p, o, &r);
-	if (o->report && report__write(p, o, &r))
+	report__summary(p, o, r);
+	if (o->report && report__write(p, o, r))
 		err = -EIO;
 	if (o->timeline && report__timeline(p, o->timeline))
 		err = -EIO;
-	free(r.lag);
+	free(r->lag);
 	return err ? 1 : 0;
 }
 
@@ -309,6 +293,7 @@ int cmd_replay(int argc, char **argv)
 {
 	struct rp_opts o = { .timing = RT_AFAP, .order = RO_CAUSAL, .speed = 1, .stall_sec = 30 };
 	struct rp_plan p = { 0 };
+	struct rp_run r = { 0 };
 	int err, rc = 1;
 
 	/* a write to a pipe or socket whose reader is gone fails with EPIPE, as
@@ -328,15 +313,17 @@ int cmd_replay(int argc, char **argv)
 		     o.file);
 	if (compile__plan(&p, &o))
 		goto out;
-	if (replay_prepare(&p, &o))
+	if (replay_prepare(&p, &o, &r))
 		goto out;
 	if (o.prepare_only) {
 		rc = 0;
 		goto out;
 	}
-	if (o.user && replay_drop(&o))
+	/* before --user drops the rights the roots' paths may need to be opened;
+	 * its chown leaves only inode changes, for the journal to write */
+	if (settle__run(&o, &r) || (o.user && replay_drop(&o)))
 		goto out;
-	rc = replay_run(&p, &o);
+	rc = replay_run(&p, &o, &r);
 	if (rc == 3)
 		return 1; /* stuck threads still use the plan and the root */
 out:

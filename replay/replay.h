@@ -383,6 +383,7 @@ struct rp_opts {
 	bool prepare_only;
 	bool progress;
 	unsigned int stall_sec;
+	unsigned int settle_ms;	/* --settle: idle this long before the timed phase */
 };
 
 /* The directory of sandbox root k: 0 --root, k the k-th --dev-root. */
@@ -451,13 +452,18 @@ int64_t attr__op(struct rp_plan *p, struct rp_op *op, bool *emul);
 
 /* exec.c */
 struct rp_run {
-	uint64_t wall; /* replay phase only */
+	uint64_t wall;	  /* replay phase only */
+	uint64_t prepare; /* the root made or checked, fds and peers opened */
+	uint64_t settle;  /* syncfs of the roots and the wait for a quiet device */
 	uint64_t *lag; /* natural timing: actual minus intended issue, per issued call */
 	uint32_t nlag;
 	bool stalled;
 };
 int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
 uint64_t exec__now(void);
+
+/* settle.c: syncfs every root, wait until --root's device is quiet */
+int settle__run(const struct rp_opts *o, struct rp_run *r);
 
 /* report.c */
 int report__write(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);

@@ -226,6 +226,8 @@ static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp
 		return NULL;
 	if (o->timing == RT_NATURAL)
 		json_object_set_new(j, "lag_ns", report_pcts(r->lag, r->nlag));
+	json_object_set_new(j, "prepare_ns", json_integer(r->prepare));
+	json_object_set_new(j, "settle_ns", json_integer(r->settle));
 	json_object_set_new(j, "threads", report_threads(p));
 	json_object_set_new(j, "calls", report_calls(p));
 	json_object_set_new(j, "dio_aligned", json_integer(s.dio_aligned));
@@ -340,10 +342,12 @@ void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *
 
 	report_totals(p, &s);
 	info("replayed %u events (%llu issued) in %.1f ms, trace duration %.1f ms: %llu failed, "
-	     "%llu short, %llu skipped, %llu emulated",
+	     "%llu short, %llu skipped, %llu emulated (before it: %.1f ms preparing, %.1f ms "
+	     "settling)",
 	     p->nops, (unsigned long long)s.issued, r->wall / 1e6, p->trace_wall / 1e6,
 	     (unsigned long long)s.failed, (unsigned long long)s.shrt,
-	     (unsigned long long)s.skipped, (unsigned long long)s.emulated);
+	     (unsigned long long)s.skipped, (unsigned long long)s.emulated, r->prepare / 1e6,
+	     r->settle / 1e6);
 	report_list_skipped(p);
 	report_list_reasons();
 	if (o->timing == RT_NATURAL && r->nlag) {
