@@ -14,75 +14,75 @@
 #include "include/iotrace_abi.h"
 #include "lib/htab.h"
 
-#define AN_NONE		UINT32_MAX	/* no event, no string, no thread */
+#define AN_NONE UINT32_MAX /* no event, no string, no thread */
 
 enum an_csrc {
-	CSRC_ONCPU = 0,		/* compute_ns from the thread's on-CPU time */
-	CSRC_WALL = 1,		/* no scheduler accounting: wall gap since the last return */
+	CSRC_ONCPU = 0, /* compute_ns from the thread's on-CPU time */
+	CSRC_WALL = 1,	/* no scheduler accounting: wall gap since the last return */
 };
 
-#define EVF_GAP_BEFORE	0x1	/* records of this thread were lost just before this call */
-#define EVF_BLOCKED_UNX	0x2	/* blocked and woken by nobody the trace knows */
+#define EVF_GAP_BEFORE	0x1 /* records of this thread were lost just before this call */
+#define EVF_BLOCKED_UNX 0x2 /* blocked and woken by nobody the trace knows */
 
 /* One call; 40 bytes, plus its raw record in the arena (which has its exit: an__end()). */
 struct an_event {
-	uint64_t ts;		/* enter, CLOCK_MONOTONIC ns, as recorded */
-	uint64_t rec;		/* offset of the raw struct iot_syscall in the arena */
-	uint32_t tidx;		/* index in an->threads */
-	uint32_t pos;		/* index within the thread's calls */
-	uint32_t fdpath[2];	/* interned path of fd slots 0 and 1 of the record */
-	uint32_t apath[2];	/* interned absolute path of string args 0 and 1 */
+	uint64_t ts;	    /* enter, CLOCK_MONOTONIC ns, as recorded */
+	uint64_t rec;	    /* offset of the raw struct iot_syscall in the arena */
+	uint32_t tidx;	    /* index in an->threads */
+	uint32_t pos;	    /* index within the thread's calls */
+	uint32_t fdpath[2]; /* interned path of fd slots 0 and 1 of the record */
+	uint32_t apath[2];  /* interned absolute path of string args 0 and 1 */
 };
 
 struct an_thread {
 	uint32_t tid, pid;
-	uint32_t comm;		/* interned */
-	uint32_t first;		/* first event id (global, enter order) */
-	uint32_t *ev;		/* event ids in enter order */
+	uint32_t comm;	/* interned */
+	uint32_t first; /* first event id (global, enter order) */
+	uint32_t *ev;	/* event ids in enter order */
 	uint32_t nev, cap;
 	uint32_t last_seq;
 	uint32_t ngaps;
-	uint64_t *gap_ts;	/* ts of the first record after each gap */
+	uint64_t *gap_ts; /* ts of the first record after each gap */
 };
 
 struct an_proc {
 	uint32_t pid, ppid;
-	uint32_t comm, cwd, exe;	/* interned */
+	uint32_t comm, cwd, exe; /* interned */
 	bool from_snapshot;
 };
 
 struct an_edge {
-	uint32_t from, to;	/* event ids (enter order once sorted) */
-	uint8_t kind;		/* enum an_rule */
+	uint32_t from, to; /* event ids (enter order once sorted) */
+	uint8_t kind;	   /* enum an_rule */
 	uint8_t pad[3];
-	uint32_t info;		/* evidence: bytes for data, wakeup count, ... */
+	uint32_t info; /* evidence: bytes for data, wakeup count, ... */
 };
 
-struct an_side {		/* fork, exit and wakeup records, kept for later passes */
+struct an_side { /* fork, exit and wakeup records, kept for later passes */
 	uint64_t ts;
-	uint32_t type;		/* IOT_REC_* */
+	uint32_t type; /* IOT_REC_* */
 	uint32_t pid, tid;
-	uint32_t a, b;		/* fork: child pid, tid; wakeup: waker pid, tid; exit: group_dead */
+	uint32_t a, b; /* fork: child pid, tid; wakeup: waker pid, tid; exit: group_dead */
 };
 
-struct an_page {		/* mmap I/O between two calls of a thread */
+struct an_page { /* mmap I/O between two calls of a thread */
 	uint64_t ts;
 	uint64_t ino;
-	uint64_t index;		/* first file page */
+	uint64_t index; /* first file page */
 	uint32_t dev, npages;
 	uint32_t tid;
-	uint32_t ev;		/* the call it precedes, AN_NONE until assigned */
-	uint8_t kind;		/* IOT_PAGE_FAULT, _MAP or _DIRTY */
+	uint32_t ev;  /* the call it precedes, AN_NONE until assigned */
+	uint8_t kind; /* IOT_PAGE_FAULT, _MAP or _DIRTY */
 	uint8_t pad[7];
 };
 
-struct an_file {		/* initial state the replay needs */
+struct an_file { /* initial state the replay needs */
 	uint32_t path;
-	uint8_t type;		/* enum iot_ftype; IOT_FT_NONE: it existed, type unknown */
-	bool created;		/* made by the trace: not initial state */
+	uint8_t type; /* enum iot_ftype; IOT_FT_NONE: it existed, type unknown */
+	bool created; /* made by the trace: not initial state */
 	uint64_t size;
-	uint32_t target;	/* symlink target, interned, or AN_NONE */
-	uint32_t dev;		/* st_dev of the first sighting that had one, or 0 */
+	uint32_t target; /* symlink target, interned, or AN_NONE */
+	uint32_t dev;	 /* st_dev of the first sighting that had one, or 0 */
 };
 
 struct an_vec {
@@ -92,10 +92,10 @@ struct an_vec {
 
 struct analysis {
 	struct an_opts opts;
-	unsigned char *arena;	/* raw syscall records */
+	unsigned char *arena; /* raw syscall records */
 	size_t arena_len, arena_cap;
 	struct an_event *ev;
-	uint8_t *evflags;	/* EVF_* per event */
+	uint8_t *evflags; /* EVF_* per event */
 	uint32_t nev, evcap;
 	struct an_vec snaps;	/* uint64_t arena offsets of FDSNAP and MAPSNAP records */
 	struct an_vec threads;	/* struct an_thread */
@@ -106,23 +106,23 @@ struct analysis {
 	uint32_t *dep_off;	/* deps of event i: deps[dep_off[i] .. dep_off[i+1]) */
 	struct an_vec files;	/* struct an_file */
 	struct an_vec pages;	/* struct an_page, by ev once loaded */
-	uint64_t pages_dropped;	/* page records inside calls or after a thread's last */
+	uint64_t pages_dropped; /* page records inside calls or after a thread's last */
 	struct htab tid_idx, pid_idx, file_idx;
-	uint32_t last_tid, last_tidx;	/* the load's last thread: records come in runs */
+	uint32_t last_tid, last_tidx; /* the load's last thread: records come in runs */
 	struct strtab strs;
 	uint64_t t0;		/* trace start, CLOCK_MONOTONIC */
-	uint64_t compute_floor;	/* META's compute_floor_ns: taken off on-CPU compute */
+	uint64_t compute_floor; /* META's compute_floor_ns: taken off on-CPU compute */
 	uint64_t lost_events;	/* loss counters of the stats record plus seq gaps */
 	uint64_t seq_gaps;
 	uint64_t loss[IOT_LOSS_NR];
 	bool have_stats;
-	const char *read_error;	/* why reading stopped early, or NULL; interned */
-	uint64_t edge_count[AN_RULE_NR];	/* kept after reduction */
+	const char *read_error;		 /* why reading stopped early, or NULL; interned */
+	uint64_t edge_count[AN_RULE_NR]; /* kept after reduction */
 	uint64_t edges_raw, edges_reduced, edges_gap, edges_time;
 	uint64_t blocked_unexplained, wakeups_outside, wakeups_untraced;
 	uint64_t pipe_bytes_unmatched;
-	uint64_t bad_records;	/* syscall records whose tails do not parse */
-	void *state;		/* struct an_state of state.c during inference */
+	uint64_t bad_records; /* syscall records whose tails do not parse */
+	void *state;	      /* struct an_state of state.c during inference */
 };
 
 void *an_vec__push(struct an_vec *v);

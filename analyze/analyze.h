@@ -13,20 +13,20 @@
 #include <stdio.h>
 
 enum an_rule {
-	AN_RULE_PROCESS = 0,	/* fork -> child's first call, child exit -> reaping wait */
-	AN_RULE_WAKEUP,		/* waker's call -> the woken call */
-	AN_RULE_DATA,		/* pipe/socket bytes, file ranges: write -> read */
-	AN_RULE_STAGE,		/* create -> uses -> delete of fds, files, paths */
-	AN_RULE_NAME,		/* generations of one path in order */
-	AN_RULE_SEQ,		/* every access to a file in trace order */
+	AN_RULE_PROCESS = 0, /* fork -> child's first call, child exit -> reaping wait */
+	AN_RULE_WAKEUP,	     /* waker's call -> the woken call */
+	AN_RULE_DATA,	     /* pipe/socket bytes, file ranges: write -> read */
+	AN_RULE_STAGE,	     /* create -> uses -> delete of fds, files, paths */
+	AN_RULE_NAME,	     /* generations of one path in order */
+	AN_RULE_SEQ,	     /* every access to a file in trace order */
 	AN_RULE_NR,
 };
 
-#define AN_RULES_DEFAULT	(((1u << AN_RULE_NR) - 1) & ~(1u << AN_RULE_SEQ))
+#define AN_RULES_DEFAULT (((1u << AN_RULE_NR) - 1) & ~(1u << AN_RULE_SEQ))
 
 struct an_opts {
-	bool infer;		/* --infer-causality */
-	unsigned int rules;	/* bit per enum an_rule */
+	bool infer;	    /* --infer-causality */
+	unsigned int rules; /* bit per enum an_rule */
 };
 
 struct analysis;

@@ -10,7 +10,7 @@
 #include "lib/cliopt.h"
 #include "lib/log.h"
 
-#define OUT_BUF	(4u << 20)
+#define OUT_BUF (4u << 20)
 
 struct analyze_args {
 	const char *in, *out;
@@ -61,17 +61,28 @@ static int parse(int argc, char **argv, struct analyze_args *a)
 	a->opts.rules = AN_RULES_DEFAULT;
 	while ((c = cliopt__next("analyze", argc, argv, "ho:", longopts)) != -1) {
 		switch (c) {
-		case 'h': usage(stdout); return 1;
-		case 'o': a->out = optarg; break;
-		case OPT_INFER: a->opts.infer = true; break;
-		case OPT_SUMMARY: a->summary = true; break;
-		case OPT_JSON: a->json = true; break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case 'o':
+			a->out = optarg;
+			break;
+		case OPT_INFER:
+			a->opts.infer = true;
+			break;
+		case OPT_SUMMARY:
+			a->summary = true;
+			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
 		case OPT_RULES:
 			if (!an_rule__parse(optarg, &a->opts.rules))
 				break;
 			cliopt__usage_error("analyze", "unknown rule in '%s'", optarg);
 			return -1;
-		default: return -1;
+		default:
+			return -1;
 		}
 	}
 	if (optind >= argc)
@@ -94,8 +105,7 @@ static int write_out(const struct analysis *an, const struct analyze_args *a)
 		return 1;
 	}
 	setvbuf(f, NULL, _IOFBF, OUT_BUF);
-	err = a->summary ? analysis__write_summary(an, f, a->json) :
-			   analysis__write_jsonl(an, f);
+	err = a->summary ? analysis__write_summary(an, f, a->json) : analysis__write_jsonl(an, f);
 	if ((f == stdout ? fflush(f) : fclose(f)) && !err)
 		err = -errno;
 	if (err) {

@@ -6,7 +6,7 @@
 #ifndef IOTRACE_ANALYZE_CMD_ANALYZE_H
 #define IOTRACE_ANALYZE_CMD_ANALYZE_H
 
-int cmd_analyze(int argc, char **argv);	/* cmd_analyze.c */
+int cmd_analyze(int argc, char **argv); /* cmd_analyze.c */
 int cmd_export(int argc, char **argv);	/* export.c */
 
 #endif

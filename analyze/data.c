@@ -19,11 +19,11 @@
 #include "lib/record.h"
 #include "lib/syscalls.h"
 
-#define FILE_SCAN_MAX	256	/* writes of one file looked back at per read */
+#define FILE_SCAN_MAX 256 /* writes of one file looked back at per read */
 
 struct chunk {
 	uint32_t ev;
-	uint32_t left;		/* bytes not yet read */
+	uint32_t left; /* bytes not yet read */
 };
 
 struct queue {
@@ -47,22 +47,22 @@ struct item {
 	const struct iot_fd *f;
 };
 
-struct io {			/* a read or write collected for the data pass, 8 bytes */
+struct io { /* a read or write collected for the data pass, 8 bytes */
 	uint32_t ev;
 	uint8_t read, file;
-	uint8_t fd;		/* index of its fd in the record, parsed once by collect() */
+	uint8_t fd; /* index of its fd in the record, parsed once by collect() */
 };
 
-struct wlast {			/* wlist_of()'s last answer for one list kind */
+struct wlast { /* wlist_of()'s last answer for one list kind */
 	uint64_t ino;
 	uint32_t dev;
-	uint32_t idx;		/* in wl, or AN_NONE */
+	uint32_t idx; /* in wl, or AN_NONE */
 };
 
 struct data {
-	struct htab qidx, widx, wkey, rkey;	/* -> queue, wlist; socket ino -> key slot */
-	struct an_vec q, wl, keys;		/* struct queue, struct wlist, uint64_t */
-	struct wlast last[2];			/* by LIST_*: reads come in runs of one file */
+	struct htab qidx, widx, wkey, rkey; /* -> queue, wlist; socket ino -> key slot */
+	struct an_vec q, wl, keys;	    /* struct queue, struct wlist, uint64_t */
+	struct wlast last[2];		    /* by LIST_*: reads come in runs of one file */
 };
 
 static uint64_t key_unix(uint64_t ino)
@@ -121,10 +121,9 @@ static int learn_sockets(struct analysis *an, struct data *d)
 		if (s->peer_ino)
 			err = set_key(d, &d->wkey, s->ino, key_unix(s->peer_ino));
 		else if (s->rport)
-			err = set_key(d, &d->wkey, s->ino, key_inet(s->raddr, s->rport, s->laddr,
-								     s->lport)) ?:
-			      set_key(d, &d->rkey, s->ino, key_inet(s->laddr, s->lport, s->raddr,
-								     s->rport));
+			err = set_key(d, &d->wkey, s->ino, key_inet(s->raddr, s->rport, s->laddr, s->lport)) ?:
+				      set_key(d, &d->rkey, s->ino,
+					      key_inet(s->laddr, s->lport, s->raddr, s->rport));
 	}
 	return err;
 }
@@ -159,7 +158,7 @@ static int pipe_write(struct data *d, const struct item *it, uint64_t bytes)
 	struct queue *q;
 
 	if (!key)
-		return 0;	/* a socket whose peer the trace never showed */
+		return 0; /* a socket whose peer the trace never showed */
 	q = queue_of(d, key);
 	if (!q)
 		return -ENOMEM;
@@ -172,8 +171,8 @@ static int pipe_write(struct data *d, const struct item *it, uint64_t bytes)
 		q->c = c;
 		q->cap = cap;
 	}
-	q->c[q->n++] = (struct chunk){ .ev = it->ev, .left = bytes > UINT32_MAX ? UINT32_MAX :
-										  bytes };
+	q->c[q->n++] =
+		(struct chunk){ .ev = it->ev, .left = bytes > UINT32_MAX ? UINT32_MAX : bytes };
 	return 0;
 }
 
@@ -297,7 +296,9 @@ static int file_write(struct analysis *an, struct data *d, const struct item *it
 	err = edges_from(an, shorts, off, len, it->ev, ended_before);
 	if (!err)
 		err = wlist_add(wlist_of(d, it->f, LIST_WRITES),
-				(struct wrange){ .off = off, .len = len, .ev = it->ev,
+				(struct wrange){ .off = off,
+						 .len = len,
+						 .ev = it->ev,
 						 .tidx = an->ev[it->ev].tidx });
 	return err;
 }
@@ -311,8 +312,10 @@ static int file_short_read(struct analysis *an, struct data *d, const struct ite
 	if ((sc->nr != SYS_read && sc->nr != SYS_pread64) || got >= want)
 		return 0;
 	return wlist_add(wlist_of(d, it->f, LIST_SHORT_READS),
-			 (struct wrange){ .off = file_offset(sc, it->f) + got, .len = want - got,
-					  .ev = it->ev, .tidx = an->ev[it->ev].tidx });
+			 (struct wrange){ .off = file_offset(sc, it->f) + got,
+					  .len = want - got,
+					  .ev = it->ev,
+					  .tidx = an->ev[it->ev].tidx });
 }
 
 static int file_read(struct analysis *an, struct data *d, const struct item *it, uint64_t len)
@@ -322,8 +325,8 @@ static int file_read(struct analysis *an, struct data *d, const struct item *it,
 
 	if (!l)
 		return -ENOMEM;
-	err = len ? edges_from(an, l, file_offset(an__rec(an, it->ev), it->f), len, it->ev,
-			       NULL) : 0;
+	err = len ? edges_from(an, l, file_offset(an__rec(an, it->ev), it->f), len, it->ev, NULL) :
+		    0;
 	return err ? err : file_short_read(an, d, it);
 }
 
@@ -358,7 +361,7 @@ static int collect(struct analysis *an, struct io **out, uint32_t *nout)
 			continue;
 		rd = si->cls == SC_READ;
 		file = f->ftype == IOT_FT_REG;
-		if (!sc->ret && !(file && rd))	/* a read at end of file still counts */
+		if (!sc->ret && !(file && rd)) /* a read at end of file still counts */
 			continue;
 		io[n++] = (struct io){ .ev = i, .read = rd, .file = file, .fd = f - v.fds };
 	}
@@ -404,7 +407,9 @@ out:
 static int apply_io(struct analysis *an, struct data *d, const struct io *x)
 {
 	const struct iot_syscall *sc = an__rec(an, x->ev);
-	struct item it = { .ev = x->ev, .read = x->read, .file = x->file,
+	struct item it = { .ev = x->ev,
+			   .read = x->read,
+			   .file = x->file,
 			   .f = (const struct iot_fd *)(sc + 1) + x->fd };
 	uint64_t bytes = sc->ret;
 
@@ -430,7 +435,8 @@ static void data_free(struct data *d)
 
 int an__data(struct analysis *an)
 {
-	struct data d = { .q.esz = sizeof(struct queue), .wl.esz = sizeof(struct wlist),
+	struct data d = { .q.esz = sizeof(struct queue),
+			  .wl.esz = sizeof(struct wlist),
 			  .keys.esz = sizeof(uint64_t),
 			  .last = { { .idx = AN_NONE }, { .idx = AN_NONE } } };
 	struct io *io = NULL;

@@ -17,12 +17,12 @@
 #include "lib/record.h"
 #include "lib/syscalls.h"
 
-#define AN_FORMAT_VERSION	1
+#define AN_FORMAT_VERSION 1
 
 static const char *const ftype_names[] = {
-	[IOT_FT_NONE] = "none", [IOT_FT_REG] = "file", [IOT_FT_DIR] = "dir",
-	[IOT_FT_FIFO] = "fifo", [IOT_FT_SOCK] = "socket", [IOT_FT_CHR] = "chr",
-	[IOT_FT_BLK] = "blk",	[IOT_FT_LNK] = "symlink", [IOT_FT_ANON] = "anon",
+	[IOT_FT_NONE] = "none",	  [IOT_FT_REG] = "file",    [IOT_FT_DIR] = "dir",
+	[IOT_FT_FIFO] = "fifo",	  [IOT_FT_SOCK] = "socket", [IOT_FT_CHR] = "chr",
+	[IOT_FT_BLK] = "blk",	  [IOT_FT_LNK] = "symlink", [IOT_FT_ANON] = "anon",
 	[IOT_FT_OTHER] = "other",
 };
 
@@ -39,9 +39,9 @@ struct text {
 
 /* The constant parts of the lines of one syscall number. */
 struct call_text {
-	struct text head;	/* ,"call":"NAME","args":{ */
-	struct text key[6];	/* "ARGNAME": */
-	bool wide[6];		/* an SA_INT printed as 64 bits (offsets, lengths) */
+	struct text head;   /* ,"call":"NAME","args":{ */
+	struct text key[6]; /* "ARGNAME": */
+	bool wide[6];	    /* an SA_INT printed as 64 bits (offsets, lengths) */
 };
 
 /*
@@ -52,10 +52,10 @@ struct call_text {
 struct emit {
 	struct jw *w;
 	const struct analysis *an;
-	struct call_text **call;	/* by syscall number, built on first use */
-	struct text *str;		/* by interned string id, built on first use */
-	struct jw_num *nums;		/* NUM_NR per thread */
-	struct jw_num *num;		/* the current line's thread's */
+	struct call_text **call; /* by syscall number, built on first use */
+	struct text *str;	 /* by interned string id, built on first use */
+	struct jw_num *nums;	 /* NUM_NR per thread */
+	struct jw_num *num;	 /* the current line's thread's */
 };
 
 /*
@@ -150,7 +150,10 @@ static void emit_free(struct emit *e)
 	free(e->w);
 }
 
-#define LIT(s)	{ (char *)(s), sizeof(s) - 1 }
+#define LIT(s)                             \
+	{                                  \
+		(char *)(s), sizeof(s) - 1 \
+	}
 
 static const struct text ftype_text[] = {
 	[IOT_FT_NONE] = LIT(",\"type\":\"none\",\"dev\":"),
@@ -220,7 +223,7 @@ static void put_arg(struct emit *e, uint32_t id, const struct sc_view *v,
 			jw__lit(w, "null");
 		return;
 	case SA_INT:
-	case SA_SOCKPROTO:	/* ints the dump names: the same numbers as before */
+	case SA_SOCKPROTO: /* ints the dump names: the same numbers as before */
 	case SA_SHUT_HOW:
 	case SA_FLOCK_OP:
 	case SA_FADVICE:
@@ -375,9 +378,9 @@ static void put_ret_fds(struct jw *w, const struct sc_view *v)
 /* mmap I/O the thread did before this call: pages to touch first. */
 static void put_pages(struct jw *w, const struct analysis *an, uint32_t id, size_t *pi)
 {
-	static const char *const kinds[] = { [IOT_PAGE_FAULT] = "fault",
-					     [IOT_PAGE_MAP] = "map_pages",
-					     [IOT_PAGE_DIRTY] = "dirty" };
+	static const char *const kinds[] = {
+		[IOT_PAGE_FAULT] = "fault", [IOT_PAGE_MAP] = "map_pages", [IOT_PAGE_DIRTY] = "dirty"
+	};
 	const struct an_page *pg = an->pages.v;
 	bool first = true;
 
@@ -496,7 +499,7 @@ static void add_file(json_t *a, json_t *seen, const char *path, const char *type
 static json_t *files_json(const struct analysis *an)
 {
 	json_t *a = json_array(), *seen = json_object(), *created = json_object();
-	json_t *parents = json_object();	/* every directory above a listed path */
+	json_t *parents = json_object(); /* every directory above a listed path */
 	char buf[4096];
 
 	for (size_t i = 0; i < an->files.n; i++) {
@@ -554,8 +557,8 @@ json_t *an__counters_json(const struct analysis *an)
 			json_array_append_new(rules, json_string(an_rule__name(r)));
 	}
 	return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "edges", edges,
-			 "rules", rules, "edges_raw", (json_int_t)an->edges_raw,
-			 "edges_reduced", (json_int_t)an->edges_reduced, "edges_dropped_gap",
+			 "rules", rules, "edges_raw", (json_int_t)an->edges_raw, "edges_reduced",
+			 (json_int_t)an->edges_reduced, "edges_dropped_gap",
 			 (json_int_t)an->edges_gap, "edges_dropped_time",
 			 (json_int_t)an->edges_time, "blocked_unexplained",
 			 (json_int_t)an->blocked_unexplained, "wakeups_untraced",
@@ -573,13 +576,13 @@ uint64_t an__lost(const struct analysis *an)
 
 static json_t *header_json(const struct analysis *an)
 {
-	json_t *h = json_pack("{s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:b, s:I, s:I}", "type",
-			      "header", "version", AN_FORMAT_VERSION, "threads", threads_json(an),
-			      "processes", procs_json(an), "files", files_json(an), "lost_events",
-			      (json_int_t)an__lost(an), "seq_gaps", (json_int_t)an->seq_gaps,
-			      "events", (json_int_t)an->nev, "causality", an->opts.infer,
-			      "bad_records", (json_int_t)an->bad_records, "clock_start_ns",
-			      (json_int_t)an->t0);
+	json_t *h =
+		json_pack("{s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:I, s:b, s:I, s:I}", "type",
+			  "header", "version", AN_FORMAT_VERSION, "threads", threads_json(an),
+			  "processes", procs_json(an), "files", files_json(an), "lost_events",
+			  (json_int_t)an__lost(an), "seq_gaps", (json_int_t)an->seq_gaps, "events",
+			  (json_int_t)an->nev, "causality", an->opts.infer, "bad_records",
+			  (json_int_t)an->bad_records, "clock_start_ns", (json_int_t)an->t0);
 
 	if (!h)
 		return NULL;

@@ -54,10 +54,17 @@ static int parse(int argc, char **argv, struct export_args *a)
 	a->format = "chrome";
 	while ((c = cliopt__next("export", argc, argv, "hf:o:", longopts)) != -1) {
 		switch (c) {
-		case 'h': usage(stdout); return 1;
-		case 'f': a->format = optarg; break;
-		case 'o': a->out = optarg; break;
-		default: return -1;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case 'f':
+			a->format = optarg;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		default:
+			return -1;
 		}
 	}
 	if (optind >= argc)
@@ -181,7 +188,8 @@ static int write_chrome(const struct analysis *an, FILE *f)
 		}
 	}
 	/* a last metadata record, so no element ends with a dangling comma */
-	jw__lit(w, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"iotrace\"}}\n]}\n");
+	jw__lit(w,
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"iotrace\"}}\n]}\n");
 	err = jw__flush(w);
 	free(w);
 	return err;

@@ -71,7 +71,7 @@ static int note_seq(struct analysis *an, const struct iot_hdr *h)
 	if (idx == AN_NONE)
 		return -ENOMEM;
 	t = an__thread(an, idx);
-	if (h->seq > t->last_seq + 1) {	/* from 0: sequences start at 1 */
+	if (h->seq > t->last_seq + 1) { /* from 0: sequences start at 1 */
 		uint64_t *g = realloc(t->gap_ts, (t->ngaps + 1) * sizeof(*g));
 
 		if (!g)
@@ -108,7 +108,7 @@ static int add_syscall(struct analysis *an, const struct iot_hdr *h)
 	uint32_t tidx;
 
 	if (sc_view__parse(h, &v)) {
-		an->bad_records++;	/* malformed: counted, skipped */
+		an->bad_records++; /* malformed: counted, skipped */
 		return 0;
 	}
 	tidx = thread_get(an, h->pid, h->tid);
@@ -124,8 +124,10 @@ static int add_syscall(struct analysis *an, const struct iot_hdr *h)
 		an->evcap = cap;
 	}
 	e = &an->ev[an->nev];
-	*e = (struct an_event){ .ts = h->ts, .tidx = tidx,
-				.fdpath = { AN_NONE, AN_NONE }, .apath = { AN_NONE, AN_NONE } };
+	*e = (struct an_event){ .ts = h->ts,
+				.tidx = tidx,
+				.fdpath = { AN_NONE, AN_NONE },
+				.apath = { AN_NONE, AN_NONE } };
 	if (arena_put(an, h, &e->rec))
 		return -ENOMEM;
 	an->nev++;
@@ -143,9 +145,14 @@ static int add_page(struct analysis *an, const struct iot_page *pg)
 	p = an_vec__push(&an->pages);
 	if (!p)
 		return -ENOMEM;
-	*p = (struct an_page){ .ts = pg->hdr.ts, .ino = pg->ino, .index = pg->index,
-			       .dev = pg->dev, .npages = pg->npages, .tid = pg->hdr.tid,
-			       .ev = AN_NONE, .kind = pg->kind };
+	*p = (struct an_page){ .ts = pg->hdr.ts,
+			       .ino = pg->ino,
+			       .index = pg->index,
+			       .dev = pg->dev,
+			       .npages = pg->npages,
+			       .tid = pg->hdr.tid,
+			       .ev = AN_NONE,
+			       .kind = pg->kind };
 	return 0;
 }
 
@@ -155,8 +162,9 @@ static int add_side(struct analysis *an, const struct iot_hdr *h, uint32_t a, ui
 
 	if (!s)
 		return -ENOMEM;
-	*s = (struct an_side){ .ts = h->ts, .type = h->type, .pid = h->pid, .tid = h->tid,
-			       .a = a, .b = b };
+	*s = (struct an_side){
+		.ts = h->ts, .type = h->type, .pid = h->pid, .tid = h->tid, .a = a, .b = b
+	};
 	return 0;
 }
 
@@ -375,7 +383,7 @@ static void assign_pages(struct analysis *an)
 			goto drop;
 		t = an__thread(an, tidx);
 		hi = t->nev;
-		while (lo < hi) {	/* first call entered at or after the page */
+		while (lo < hi) { /* first call entered at or after the page */
 			uint32_t mid = lo + (hi - lo) / 2;
 
 			if (an->ev[t->ev[mid]].ts < pg[i].ts)
@@ -442,8 +450,8 @@ static struct trace_reader *open_reader(const char *path, const void *buf, size_
 		return trace_open_or_explain(path);
 	r = trace_reader__open_mem(buf, len, &version);
 	if (!r)
-		err("trace in memory: %s", errno == EPROTONOSUPPORT ? "unknown format version" :
-								      "not an iotrace trace");
+		err("trace in memory: %s",
+		    errno == EPROTONOSUPPORT ? "unknown format version" : "not an iotrace trace");
 	return r;
 }
 
@@ -462,8 +470,8 @@ int an__load(struct analysis *an, const char *path, const void *buf, size_t len)
 		nrec++;
 	}
 	if (trace_reader__error(r))
-		an->read_error = strtab__str(&an->strs,
-					     strtab__intern(&an->strs, trace_reader__error(r)));
+		an->read_error =
+			strtab__str(&an->strs, strtab__intern(&an->strs, trace_reader__error(r)));
 	trace_reader__free(r);
 	if (err)
 		return err;

@@ -65,11 +65,26 @@ void jw__spill(struct jw *w, const char *s, size_t n)
 static unsigned int digits(uint64_t v)
 {
 	static const uint64_t pow10[20] = {
-		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
-		1000000000000ull, 10000000000000ull, 100000000000000ull,
-		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-		1000000000000000000ull, 10000000000000000000ull,
+		1ull,
+		10ull,
+		100ull,
+		1000ull,
+		10000ull,
+		100000ull,
+		1000000ull,
+		10000000ull,
+		100000000ull,
+		1000000000ull,
+		10000000000ull,
+		100000000000ull,
+		1000000000000ull,
+		10000000000000ull,
+		100000000000000ull,
+		1000000000000000ull,
+		10000000000000000ull,
+		100000000000000000ull,
+		1000000000000000000ull,
+		10000000000000000000ull,
 	};
 	unsigned int t = ((64 - __builtin_clzll(v)) * 1233) >> 12;
 
@@ -121,7 +136,7 @@ void jw__num_miss(struct jw *w, struct jw_num *m, uint64_t v, bool sign)
 	size_t at;
 
 	if (JW_BUF - w->len < sizeof(m->s))
-		jw__flush(w);	/* the number lands in one piece */
+		jw__flush(w); /* the number lands in one piece */
 	at = w->len;
 	if (sign)
 		jw__s64(w, v);
@@ -135,7 +150,10 @@ void jw__num_miss(struct jw *w, struct jw_num *m, uint64_t v, bool sign)
 
 /* Bytes JSON wants escaped; UTF-8 passes through (jansson checks it in the header). */
 static const unsigned char escaped[256] = {
-	[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f] = 1,
+	[0x00 ... 0x1f] = 1,
+	['"'] = 1,
+	['\\'] = 1,
+	[0x7f] = 1,
 };
 
 size_t jw__quote(char *dst, const char *s)

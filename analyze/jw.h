@@ -7,13 +7,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JW_BUF	(1u << 20)
+#define JW_BUF (1u << 20)
 
 struct jw {
-	FILE *f;	/* written with fwrite, or */
-	int fd;		/* with write(2) when >= 0: no second copy through stdio */
+	FILE *f; /* written with fwrite, or */
+	int fd;	 /* with write(2) when >= 0: no second copy through stdio */
 	size_t len;
-	int err;	/* first write error, -errno */
+	int err; /* first write error, -errno */
 	char buf[JW_BUF];
 };
 
@@ -48,8 +48,8 @@ void jw__s64(struct jw *w, int64_t v);
 /* A number as last written in one place: written again by a copy when it repeats. */
 struct jw_num {
 	uint64_t v;
-	uint8_t n;	/* length of s; 0: nothing yet */
-	uint8_t sign;	/* s is v as an int64_t */
+	uint8_t n;    /* length of s; 0: nothing yet */
+	uint8_t sign; /* s is v as an int64_t */
 	char s[22];
 };
 
@@ -60,7 +60,7 @@ void jw__num_miss(struct jw *w, struct jw_num *m, uint64_t v, bool sign);
 static inline void jw__num(struct jw *w, struct jw_num *m, uint64_t v, bool sign)
 {
 	if (m->n && m->v == v && m->sign == sign && JW_BUF - w->len >= sizeof(m->s)) {
-		memcpy(w->buf + w->len, m->s, sizeof(m->s));	/* fixed size: no call */
+		memcpy(w->buf + w->len, m->s, sizeof(m->s)); /* fixed size: no call */
 		w->len += m->n;
 		return;
 	}
@@ -77,7 +77,7 @@ static inline void jw__s64_memo(struct jw *w, struct jw_num *m, int64_t v)
 	jw__num(w, m, v, true);
 }
 /* Bytes jw__quote() may write for a string of n bytes. */
-#define JW_QUOTED_MAX(n)	(6 * (size_t)(n) + 2)
+#define JW_QUOTED_MAX(n) (6 * (size_t)(n) + 2)
 /* Writes s quoted and escaped at dst (JW_QUOTED_MAX(strlen(s)) bytes); returns the length. */
 size_t jw__quote(char *dst, const char *s);
 /* A JSON string, quoted and escaped. */

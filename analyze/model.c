@@ -11,7 +11,7 @@
 
 static const char *const rule_names[AN_RULE_NR] = {
 	[AN_RULE_PROCESS] = "process", [AN_RULE_WAKEUP] = "wakeup", [AN_RULE_DATA] = "data",
-	[AN_RULE_STAGE] = "stage",     [AN_RULE_NAME] = "name",     [AN_RULE_SEQ] = "seq",
+	[AN_RULE_STAGE] = "stage",     [AN_RULE_NAME] = "name",	    [AN_RULE_SEQ] = "seq",
 };
 
 const char *an_rule__name(enum an_rule r)
@@ -92,7 +92,7 @@ uint32_t an__call_at(const struct analysis *an, uint32_t tidx, uint64_t ts, bool
 	const struct an_thread *t = an__thread(an, tidx);
 	uint32_t lo = 0, hi = t->nev, id;
 
-	while (lo < hi) {	/* first call entered after ts */
+	while (lo < hi) { /* first call entered after ts */
 		uint32_t mid = (lo + hi) / 2;
 
 		if (an->ev[t->ev[mid]].ts <= ts)
@@ -112,7 +112,8 @@ int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind,
 {
 	struct an_edge *e;
 
-	if (!an->opts.infer || !(an->opts.rules & (1u << kind)) || from == AN_NONE || to == AN_NONE || from == to)
+	if (!an->opts.infer || !(an->opts.rules & (1u << kind)) || from == AN_NONE ||
+	    to == AN_NONE || from == to)
 		return 0;
 	if (an->ev[from].tidx == an->ev[to].tidx)
 		return 0;
@@ -146,13 +147,18 @@ void an__file_seen(struct analysis *an, uint32_t path, unsigned int ftype, uint6
 	f = an_vec__push(&an->files);
 	if (!f || htab__set(&an->file_idx, path, an->files.n - 1))
 		return;
-	*f = (struct an_file){ .path = path, .type = ftype, .size = size, .created = created,
-			       .target = AN_NONE, .dev = dev };
+	*f = (struct an_file){ .path = path,
+			       .type = ftype,
+			       .size = size,
+			       .created = created,
+			       .target = AN_NONE,
+			       .dev = dev };
 }
 
 unsigned int an__file_type(const struct analysis *an, uint32_t path)
 {
 	uint32_t idx = path == AN_NONE ? AN_NONE : htab__get(&an->file_idx, path);
 
-	return idx == AN_NONE ? IOT_FT_NONE : ((const struct an_file *)an_vec__at(&an->files, idx))->type;
+	return idx == AN_NONE ? IOT_FT_NONE :
+				((const struct an_file *)an_vec__at(&an->files, idx))->type;
 }

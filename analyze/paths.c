@@ -14,7 +14,7 @@
 #include "analyze/state.h"
 #include "lib/path.h"
 
-#define PATH_BUF	4096
+#define PATH_BUF 4096
 
 uint32_t paths__resolve(struct analysis *an, uint32_t pid, int dirfd, const char *path)
 {
@@ -80,7 +80,7 @@ int paths__use(struct analysis *an, uint32_t path, uint32_t ev)
 
 	if (!ps)
 		return path == AN_NONE ? 0 : -ENOMEM;
-	if (ps->res == AN_NONE) {	/* existed before the trace: generation 0 */
+	if (ps->res == AN_NONE) { /* existed before the trace: generation 0 */
 		ps->res = state__res_new(an, AN_NONE);
 		ps->exists = PATH_EXISTS;
 	}
@@ -129,8 +129,7 @@ static int use_parent(struct analysis *an, uint32_t path, uint32_t ev)
 	return paths__use(an, strtab__intern(&an->strs, buf), ev);
 }
 
-static void rewrite(struct analysis *an, uint32_t *p, const char *from, size_t flen,
-		    const char *to)
+static void rewrite(struct analysis *an, uint32_t *p, const char *from, size_t flen, const char *to)
 {
 	const char *s = strtab__str(&an->strs, *p);
 	char buf[PATH_BUF];
@@ -226,7 +225,8 @@ int paths__namespace(struct analysis *an, uint32_t ev, int nr)
 		an__file_seen(an, p0,
 			      nr == SYS_rmdir || (nr == SYS_unlinkat &&
 						  (an__rec(an, ev)->args[2] & AT_REMOVEDIR)) ?
-				      IOT_FT_DIR : IOT_FT_NONE,
+				      IOT_FT_DIR :
+				      IOT_FT_NONE,
 			      0, 0, false);
 		err = paths__delete(an, p0, ev);
 		return err ? err : use_parent(an, p0, ev);

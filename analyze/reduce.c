@@ -13,15 +13,15 @@
 
 struct walk {
 	uint32_t nthr;
-	uint32_t *cur;		/* nthr x nthr: running clock of each thread (pos + 1) */
-	uint32_t *in_off;	/* edges into event i: edges[in_off[i] .. in_off[i + 1]) */
-	uint32_t *out_off, *out;	/* edge indices out of event i */
-	uint32_t *pending;	/* incoming edges whose source is not walked yet */
-	uint64_t *snap;		/* clock of a source event, offset into pool, or UINT64_MAX */
+	uint32_t *cur;		 /* nthr x nthr: running clock of each thread (pos + 1) */
+	uint32_t *in_off;	 /* edges into event i: edges[in_off[i] .. in_off[i + 1]) */
+	uint32_t *out_off, *out; /* edge indices out of event i */
+	uint32_t *pending;	 /* incoming edges whose source is not walked yet */
+	uint64_t *snap;		 /* clock of a source event, offset into pool, or UINT64_MAX */
 	uint32_t *pool;
 	size_t npool, cappool;
-	uint8_t *drop;		/* per edge */
-	uint32_t *head;		/* per thread: next position to walk */
+	uint8_t *drop;	/* per edge */
+	uint32_t *head; /* per thread: next position to walk */
 };
 
 /* A gap whose first record after it lies in [a, b]: records were lost between. */
@@ -66,7 +66,7 @@ static int cmp_edge(const void *a, const void *b)
 		return x->to < y->to ? -1 : 1;
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
-	return x->from > y->from ? -1 : (x->from < y->from);	/* latest source first */
+	return x->from > y->from ? -1 : (x->from < y->from); /* latest source first */
 }
 
 /* Filter, sort, and keep the latest source per (target, source thread). */

@@ -13,8 +13,8 @@
 #include "lib/record.h"
 #include "lib/syscalls.h"
 
-#define EVF_WOKEN	0x4	/* woken at least once by a traced thread's call */
-#define EVF_WOKEN_ANY	0x8	/* woken at least once */
+#define EVF_WOKEN     0x4 /* woken at least once by a traced thread's call */
+#define EVF_WOKEN_ANY 0x8 /* woken at least once */
 
 static int on_fork(struct analysis *an, const struct an_side *s)
 {
@@ -165,7 +165,8 @@ int an__sched(struct analysis *an)
 			err = on_fork(an, &side[i]);
 		else if (side[i].type == IOT_REC_EXIT)
 			err = on_exit_rec(an, &side[i], waits, nwaits, used);
-		else if (side[i].type == IOT_REC_WAKEUP && (an->opts.rules & (1u << AN_RULE_WAKEUP)))
+		else if (side[i].type == IOT_REC_WAKEUP &&
+			 (an->opts.rules & (1u << AN_RULE_WAKEUP)))
 			err = on_wakeup(an, &side[i]);
 	}
 	for (uint32_t i = 0; i < an->nev; i++)

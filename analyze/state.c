@@ -22,7 +22,8 @@
 static uint32_t anon_name(struct analysis *an, const struct iot_fd *f)
 {
 	const char *kind = f->ftype == IOT_FT_FIFO ? "pipe" :
-			   f->ftype == IOT_FT_SOCK ? "socket" : "anon_inode";
+			   f->ftype == IOT_FT_SOCK ? "socket" :
+						     "anon_inode";
 	char buf[64];
 
 	snprintf(buf, sizeof(buf), "%s:[%llu]", kind, (unsigned long long)f->ino);
@@ -38,8 +39,13 @@ static int fd_open(struct analysis *an, struct st_proc *p, const struct iot_fd *
 		return f && f->fd >= 0 && f->fd < FD_LIMIT ? -ENOMEM : 0;
 	if (path == AN_NONE && f->ftype != IOT_FT_REG && f->ftype != IOT_FT_DIR)
 		path = anon_name(an, f);
-	*s = (struct fdslot){ .ino = f->ino, .dev = f->dev, .path = path, .ftype = f->ftype,
-			      .open = 1, .cloexec = cloexec, .res = state__res_new(an, ev) };
+	*s = (struct fdslot){ .ino = f->ino,
+			      .dev = f->dev,
+			      .path = path,
+			      .ftype = f->ftype,
+			      .open = 1,
+			      .cloexec = cloexec,
+			      .res = state__res_new(an, ev) };
 	return s->res == AN_NONE ? -ENOMEM : 0;
 }
 
@@ -65,8 +71,8 @@ static int fd_dup(struct analysis *an, struct st_proc *p, int oldfd, int newfd, 
 		return 0;
 	f = (struct iot_fd){ .ino = o->ino, .dev = o->dev, .fd = newfd, .ftype = o->ftype };
 	err = fd_close(an, p, newfd, ev);
-	return err ? err : fd_open(an, p, &f, f.ftype == IOT_FT_REG ? o->path : AN_NONE, ev,
-				   cloexec);
+	return err ? err :
+		     fd_open(an, p, &f, f.ftype == IOT_FT_REG ? o->path : AN_NONE, ev, cloexec);
 }
 
 static int do_close_range(struct analysis *an, struct st_proc *p, const struct iot_syscall *sc,
@@ -163,7 +169,7 @@ static int use_fds(struct analysis *an, struct st_proc *p, const struct sc_view 
 		err = state__use(an, s->res, ev, AN_RULE_STAGE);
 		if (!err && (f->ftype == IOT_FT_REG || f->ftype == IOT_FT_DIR))
 			err = state__use(an, paths__file_res(an, f->dev, f->ino, AN_NONE), ev,
-				      AN_RULE_STAGE);
+					 AN_RULE_STAGE);
 	}
 	return err;
 }
@@ -171,13 +177,20 @@ static int use_fds(struct analysis *an, struct st_proc *p, const struct sc_view 
 static unsigned int mode_ftype(uint32_t mode)
 {
 	switch (mode & S_IFMT) {
-	case S_IFREG: return IOT_FT_REG;
-	case S_IFDIR: return IOT_FT_DIR;
-	case S_IFLNK: return IOT_FT_LNK;
-	case S_IFIFO: return IOT_FT_FIFO;
-	case S_IFSOCK: return IOT_FT_SOCK;
-	case S_IFCHR: return IOT_FT_CHR;
-	default: return IOT_FT_OTHER;
+	case S_IFREG:
+		return IOT_FT_REG;
+	case S_IFDIR:
+		return IOT_FT_DIR;
+	case S_IFLNK:
+		return IOT_FT_LNK;
+	case S_IFIFO:
+		return IOT_FT_FIFO;
+	case S_IFSOCK:
+		return IOT_FT_SOCK;
+	case S_IFCHR:
+		return IOT_FT_CHR;
+	default:
+		return IOT_FT_OTHER;
 	}
 }
 
@@ -210,7 +223,7 @@ static int use_paths(struct analysis *an, const struct sc_view *v, uint32_t ev)
 	if (stat && an->ev[ev].apath[0] != AN_NONE)
 		an__file_seen(an, an->ev[ev].apath[0], mode_ftype(stat->flags), stat->size,
 			      stat->dev, false);
-	else if (an->ev[ev].apath[0] != AN_NONE)	/* access, chmod, truncate...: it is there */
+	else if (an->ev[ev].apath[0] != AN_NONE) /* access, chmod, truncate...: it is there */
 		an__file_seen(an, an->ev[ev].apath[0], implied_ftype(v->sc->nr), 0, 0, false);
 	if (v->sc->nr == SYS_readlink || v->sc->nr == SYS_readlinkat) {
 		const char *t = sc_view__str(v, IOT_STR_RESULT);
@@ -250,8 +263,8 @@ static int do_open(struct analysis *an, struct st_proc *p, const struct sc_view 
 	if (f && path != AN_NONE)
 		an__file_seen(an, path, f->ftype, f->size, f->dev, created);
 	if (!err && f && (f->ftype == IOT_FT_REG || f->ftype == IOT_FT_DIR))
-		err = state__use(an, paths__file_res(an, f->dev, f->ino, created ? ev : AN_NONE), ev,
-			      AN_RULE_STAGE);
+		err = state__use(an, paths__file_res(an, f->dev, f->ino, created ? ev : AN_NONE),
+				 ev, AN_RULE_STAGE);
 	return err ? err : fd_open(an, p, f, path, ev, flags & O_CLOEXEC);
 }
 
@@ -377,7 +390,7 @@ static int apply_fork(struct analysis *an, const struct an_side *s)
 	child = parent ? state__proc(an, s->a) : NULL;
 	if (!child)
 		return -ENOMEM;
-	parent = state__proc(an, s->pid);	/* the vector may have moved */
+	parent = state__proc(an, s->pid); /* the vector may have moved */
 	free(child->fd);
 	child->fd = parent->nfd ? malloc(parent->nfd * sizeof(*child->fd)) : NULL;
 	if (parent->nfd && !child->fd)
@@ -388,7 +401,8 @@ static int apply_fork(struct analysis *an, const struct an_side *s)
 	child->cwd = parent->cwd;
 	/* the child's fds are new generations in its own table; the fork edge orders them */
 	for (uint32_t fd = 0; fd < child->nfd; fd++)
-		if (child->fd[fd].open && (child->fd[fd].res = state__res_new(an, AN_NONE)) == AN_NONE)
+		if (child->fd[fd].open &&
+		    (child->fd[fd].res = state__res_new(an, AN_NONE)) == AN_NONE)
 			return -ENOMEM;
 	return 0;
 }
@@ -459,8 +473,8 @@ static int walk(struct analysis *an, const uint32_t *order)
 	int err = 0;
 
 	for (size_t i = 0; !err && i < an->snaps.n; i++) {
-		const struct iot_hdr *h = (const void *)(an->arena +
-							 *(uint64_t *)an_vec__at(&an->snaps, i));
+		const struct iot_hdr *h =
+			(const void *)(an->arena + *(uint64_t *)an_vec__at(&an->snaps, i));
 
 		if (h->type == IOT_REC_FDSNAP)
 			err = apply_fdsnap(an, h);
@@ -472,8 +486,8 @@ static int walk(struct analysis *an, const uint32_t *order)
 			err = apply_call(an, order[i]);
 	}
 	for (size_t i = 0; !err && i < an->snaps.n; i++) {
-		const struct iot_hdr *h = (const void *)(an->arena +
-							 *(uint64_t *)an_vec__at(&an->snaps, i));
+		const struct iot_hdr *h =
+			(const void *)(an->arena + *(uint64_t *)an_vec__at(&an->snaps, i));
 
 		if (h->type == IOT_REC_LINK)
 			apply_link(an, h, &chain_end);

@@ -15,51 +15,51 @@ struct res_user {
 
 /* One generation of one resource (fd@gen, path@gen, file). */
 struct res {
-	uint32_t creator;	/* event that created it, or AN_NONE */
-	uint32_t last;		/* last event that touched it, exit order */
+	uint32_t creator; /* event that created it, or AN_NONE */
+	uint32_t last;	  /* last event that touched it, exit order */
 	uint32_t nusers;
-	struct res_user *users;	/* last use per thread */
+	struct res_user *users; /* last use per thread */
 };
 
 struct fdslot {
 	uint64_t ino;
 	uint32_t dev;
-	uint32_t path;		/* interned, or AN_NONE */
-	uint32_t res;		/* index in st->res */
+	uint32_t path; /* interned, or AN_NONE */
+	uint32_t res;  /* index in st->res */
 	uint16_t ftype;
 	uint8_t open, cloexec;
 };
 
 struct st_proc {
 	uint32_t pid;
-	uint32_t cwd;		/* interned absolute path, or AN_NONE */
+	uint32_t cwd; /* interned absolute path, or AN_NONE */
 	uint32_t nfd;
 	struct fdslot *fd;
 };
 
 struct pathst {
-	uint32_t res;		/* current generation, or AN_NONE: never seen */
+	uint32_t res; /* current generation, or AN_NONE: never seen */
 	uint32_t gen;
-	uint8_t exists;		/* PATH_* */
+	uint8_t exists; /* PATH_* */
 };
 
 enum { PATH_UNKNOWN = 0, PATH_EXISTS = 1, PATH_GONE = 2 };
 
 struct an_state {
-	struct an_vec procs;	/* struct st_proc */
+	struct an_vec procs; /* struct st_proc */
 	struct htab proc_idx;
-	struct an_vec res;	/* struct res */
-	struct pathst *paths;	/* by interned path id */
+	struct an_vec res;    /* struct res */
+	struct pathst *paths; /* by interned path id */
 	uint32_t npaths;
-	struct htab file_res;	/* hash of (dev, ino) -> res index */
+	struct htab file_res; /* hash of (dev, ino) -> res index */
 	/* the last answers of state__proc() and paths__file_res(): calls come in runs of one
 	 * process and one file, and hashing for each cost more than the rest */
-	uint32_t last_pid, last_proc;	/* last_proc AN_NONE: none yet */
+	uint32_t last_pid, last_proc; /* last_proc AN_NONE: none yet */
 	uint32_t last_dev, last_file;
 	uint64_t last_ino;
 };
 
-#define FD_LIMIT	(1 << 20)	/* fds above this are not tracked */
+#define FD_LIMIT (1 << 20) /* fds above this are not tracked */
 
 /* state_tables.c */
 struct st_proc *state__proc(struct analysis *an, uint32_t pid);

@@ -9,11 +9,11 @@
 #include "lib/stats.h"
 #include "lib/syscalls.h"
 
-#define TOP_FILES	10
+#define TOP_FILES 10
 
 struct call_stat {
 	uint64_t count, errors, bytes, total_ns;
-	uint64_t *dur;		/* count entries, sorted for percentiles */
+	uint64_t *dur; /* count entries, sorted for percentiles */
 };
 
 struct file_stat {
@@ -48,7 +48,7 @@ static int gather(const struct analysis *an, struct call_stat *cs, struct an_vec
 		uint32_t path = an->ev[i].fdpath[0], fi;
 		struct file_stat *f;
 
-		if (!(c->count & (c->count + 1)) || !c->dur) {	/* grow at powers of two */
+		if (!(c->count & (c->count + 1)) || !c->dur) { /* grow at powers of two */
 			uint64_t *d = realloc(c->dur, (c->count + 1) * 2 * sizeof(*d));
 
 			if (!d) {
@@ -90,13 +90,13 @@ static json_t *calls_json(const struct call_stat *cs)
 
 		if (!c->count)
 			continue;
-		json_object_set_new(o, nr < IOT_NR_MAX ? syscall__name(nr) : "other",
-				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "count",
-					      (json_int_t)c->count, "errors", (json_int_t)c->errors,
-					      "bytes", (json_int_t)c->bytes, "total_ns",
-					      (json_int_t)c->total_ns, "p50_ns", (json_int_t)pct(c, .5),
-					      "p99_ns", (json_int_t)pct(c, .99), "max_ns",
-					      (json_int_t)pct(c, 1)));
+		json_object_set_new(
+			o, nr < IOT_NR_MAX ? syscall__name(nr) : "other",
+			json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "count",
+				  (json_int_t)c->count, "errors", (json_int_t)c->errors, "bytes",
+				  (json_int_t)c->bytes, "total_ns", (json_int_t)c->total_ns,
+				  "p50_ns", (json_int_t)pct(c, .5), "p99_ns",
+				  (json_int_t)pct(c, .99), "max_ns", (json_int_t)pct(c, 1)));
 	}
 	return o;
 }
@@ -108,9 +108,9 @@ static json_t *files_json(const struct analysis *an, const struct an_vec *files)
 	for (size_t i = 0; i < files->n && i < TOP_FILES; i++) {
 		const struct file_stat *f = an_vec__at(files, i);
 
-		json_array_append_new(a, json_pack("{s:s, s:I, s:I}", "path",
-						   strtab__str(&an->strs, f->path), "calls",
-						   (json_int_t)f->calls, "bytes", (json_int_t)f->bytes));
+		json_array_append_new(
+			a, json_pack("{s:s, s:I, s:I}", "path", strtab__str(&an->strs, f->path),
+				     "calls", (json_int_t)f->calls, "bytes", (json_int_t)f->bytes));
 	}
 	return a;
 }
@@ -177,7 +177,8 @@ int analysis__write_summary(const struct analysis *an, FILE *f, bool json)
 	}
 	if (s && json)
 		err = json_dumpf(s, f, JSON_COMPACT | JSON_SORT_KEYS) || fputc('\n', f) == EOF ?
-			      -EIO : 0;
+			      -EIO :
+			      0;
 	else if (s)
 		print_text(f, s);
 	else if (!err)

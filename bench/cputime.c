@@ -77,8 +77,9 @@ int main(int argc, char **argv)
 		buf[n] = 0;
 		fclose(f);
 		p = strrchr(buf, ')');
-		if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
-				 &ut, &st, &cut, &cst) != 4)
+		if (!p ||
+		    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
+			   &ut, &st, &cut, &cst) != 4)
 			fprintf(stderr, "cputime: cannot parse %s\n", path);
 	}
 
@@ -93,7 +94,8 @@ int main(int argc, char **argv)
 		perror("cputime: output");
 		return 2;
 	}
-	fprintf(f, "wall_s=%.6f self_user_s=%.2f self_sys_s=%.2f child_user_s=%.2f child_sys_s=%.2f\n",
+	fprintf(f,
+		"wall_s=%.6f self_user_s=%.2f self_sys_s=%.2f child_user_s=%.2f child_sys_s=%.2f\n",
 		wall, ut / hz, st / hz, cut / hz, cst / hz);
 	fclose(f);
 	if (WIFSIGNALED(status))

@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BLOCK 4096
+#define BLOCK	  4096
 #define FILE_SIZE (64L << 20)
-#define NBLOCKS (FILE_SIZE / BLOCK)
+#define NBLOCKS	  (FILE_SIZE / BLOCK)
 
 struct worker {
 	pthread_t th;
@@ -37,7 +37,7 @@ struct worker {
 	long calls;
 	uint64_t seed;
 	long errors;
-	double cpu_s;	/* CPU time of the loop */
+	double cpu_s; /* CPU time of the loop */
 };
 
 static pthread_barrier_t start_barrier;
@@ -128,9 +128,15 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "t:n:d:")) != -1) {
 		switch (opt) {
-		case 't': threads = atoi(optarg); break;
-		case 'n': calls = atol(optarg); break;
-		case 'd': dir = optarg; break;
+		case 't':
+			threads = atoi(optarg);
+			break;
+		case 'n':
+			calls = atol(optarg);
+			break;
+		case 'd':
+			dir = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-t THREADS] [-n CALLS] [-d DIR]\n", argv[0]);
 			return 2;

@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BLK	4096
-#define CHUNK	(64 * 1024)
+#define BLK   4096
+#define CHUNK (64 * 1024)
 
 static const char *dir;
 static int nthreads;
@@ -161,8 +161,10 @@ int main(int argc, char **argv)
 		prep(n);
 		return 0;
 	}
-	fn = !strcmp(argv[1], "readers") ? readers : !strcmp(argv[1], "pseudosync") ? pseudosync :
-	     !strcmp(argv[1], "fitness") ? fitness : NULL;
+	fn = !strcmp(argv[1], "readers")    ? readers :
+	     !strcmp(argv[1], "pseudosync") ? pseudosync :
+	     !strcmp(argv[1], "fitness")    ? fitness :
+					      NULL;
 	if (!fn)
 		return 2;
 	pthread_barrier_init(&bar, NULL, nthreads);

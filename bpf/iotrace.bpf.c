@@ -23,27 +23,27 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define S_IFMT		00170000
-#define S_IFSOCK	0140000
-#define S_IFLNK		0120000
-#define S_IFREG		0100000
-#define S_IFBLK		0060000
-#define S_IFDIR		0040000
-#define S_IFCHR		0020000
-#define S_IFIFO		0010000
-#define ANON_INODE_FS_MAGIC	0x09041934
-#define F_DUPFD		0
-#define F_DUPFD_CLOEXEC	1030
+#define S_IFMT		    00170000
+#define S_IFSOCK	    0140000
+#define S_IFLNK		    0120000
+#define S_IFREG		    0100000
+#define S_IFBLK		    0060000
+#define S_IFDIR		    0040000
+#define S_IFCHR		    0020000
+#define S_IFIFO		    0010000
+#define ANON_INODE_FS_MAGIC 0x09041934
+#define F_DUPFD		    0
+#define F_DUPFD_CLOEXEC	    1030
 
-#define SCRATCH_SZ	IOT_BATCH_ROOM	/* room a record is built in; two IOT_REC_MAX halves */
-#define OFF_MASK	(IOT_REC_MAX - 1)
-#define BATCH_SZ	IOT_BATCH_SZ
+#define SCRATCH_SZ IOT_BATCH_ROOM /* room a record is built in; two IOT_REC_MAX halves */
+#define OFF_MASK   (IOT_REC_MAX - 1)
+#define BATCH_SZ   IOT_BATCH_SZ
 
 /* Set by the recorder between open and load. */
 const volatile struct iot_sc_desc sc_desc[IOT_NR_MAX];
 const volatile bool follow_children = true;
-const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader past this much data */
-const volatile __u32 batch_limit = BATCH_SZ - SCRATCH_SZ;	/* flush a batch past this */
+const volatile __u64 wakeup_bytes = 1 << 20;		  /* wake the reader past this much data */
+const volatile __u32 batch_limit = BATCH_SZ - SCRATCH_SZ; /* flush a batch past this */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -78,22 +78,22 @@ struct {
 struct task_state {
 	__u64 args[6];
 	__u64 enter_ts;
-	__u64 run_ns;		/* on-CPU ns accumulated up to switch_in */
-	__u64 switch_in;	/* when it last got the CPU */
-	__u64 enter_run;	/* on-CPU clock at this call's enter */
-	__u64 exit_run;		/* on-CPU clock at the previous call's exit */
-	__u64 cpu_ns;		/* on-CPU ns from the previous exit to this enter */
-	__u64 pid_tgid;		/* of the thread at this call's exit, for its header */
-	__u32 seq;		/* records emitted in this thread's context */
+	__u64 run_ns;	 /* on-CPU ns accumulated up to switch_in */
+	__u64 switch_in; /* when it last got the CPU */
+	__u64 enter_run; /* on-CPU clock at this call's enter */
+	__u64 exit_run;	 /* on-CPU clock at the previous call's exit */
+	__u64 cpu_ns;	 /* on-CPU ns from the previous exit to this enter */
+	__u64 pid_tgid;	 /* of the thread at this call's exit, for its header */
+	__u32 seq;	 /* records emitted in this thread's context */
 	__u16 nr;
 	__u8 in_call;
 	__u8 have_exit;
 	__u8 nfd;
 	__u8 exec_trunc;
-	__u8 exited;		/* past sched_process_exit: its seq is final */
+	__u8 exited; /* past sched_process_exit: its seq is final */
 	__u8 pad[5];
 	struct iot_fd fds[IOT_MAX_FDS];
-	char exec_path[256];	/* execve reads its path at enter: the mm goes */
+	char exec_path[256]; /* execve reads its path at enter: the mm goes */
 };
 
 struct {
@@ -118,18 +118,18 @@ struct {
  * does not use the slot.
  */
 struct resident {
-	__u64 regs;		/* the thread's pt_regs; 0: no thread here */
-	__u64 task;		/* its task_struct, to compare and to read through */
+	__u64 regs; /* the thread's pt_regs; 0: no thread here */
+	__u64 task; /* its task_struct, to compare and to read through */
 	__u64 pid_tgid;
-	__u32 armed;		/* on_switch has run on this CPU: a thread taken in
+	__u32 armed; /* on_switch has run on this CPU: a thread taken in
 				 * now is written back when it leaves */
 	__u32 pad;
-	__u64 nt_regs;		/* pt_regs of the last untraced thread seen here */
-	__u64 nt_gen;		/* traced_gen when that was found out */
-	struct task_state st;	/* all but exec_path, which execve keeps in storage */
+	__u64 nt_regs;	      /* pt_regs of the last untraced thread seen here */
+	__u64 nt_gen;	      /* traced_gen when that was found out */
+	struct task_state st; /* all but exec_path, which execve keeps in storage */
 };
 
-#define RES_COPY	offsetof(struct task_state, exec_path)
+#define RES_COPY offsetof(struct task_state, exec_path)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -288,7 +288,7 @@ static __always_inline __u8 *batch_begin(struct iot_batch *b)
 	if (b->len > BATCH_SZ - SCRATCH_SZ)
 		batch_flush(b);
 	len = b->len;
-	if (len > BATCH_SZ - SCRATCH_SZ) {	/* for the verifier: flushed above */
+	if (len > BATCH_SZ - SCRATCH_SZ) { /* for the verifier: flushed above */
 		b->busy = 0;
 		return NULL;
 	}
@@ -339,13 +339,20 @@ static __always_inline __u32 user_dev(__u32 kdev)
 static __always_inline __u16 ftype_of(__u32 mode, unsigned long magic)
 {
 	switch (mode & S_IFMT) {
-	case S_IFREG: return IOT_FT_REG;
-	case S_IFDIR: return IOT_FT_DIR;
-	case S_IFIFO: return IOT_FT_FIFO;
-	case S_IFSOCK: return IOT_FT_SOCK;
-	case S_IFCHR: return IOT_FT_CHR;
-	case S_IFBLK: return IOT_FT_BLK;
-	case S_IFLNK: return IOT_FT_LNK;
+	case S_IFREG:
+		return IOT_FT_REG;
+	case S_IFDIR:
+		return IOT_FT_DIR;
+	case S_IFIFO:
+		return IOT_FT_FIFO;
+	case S_IFSOCK:
+		return IOT_FT_SOCK;
+	case S_IFCHR:
+		return IOT_FT_CHR;
+	case S_IFBLK:
+		return IOT_FT_BLK;
+	case S_IFLNK:
+		return IOT_FT_LNK;
 	}
 	return magic == ANON_INODE_FS_MAGIC ? IOT_FT_ANON : IOT_FT_OTHER;
 }
@@ -435,7 +442,7 @@ static __always_inline void stash_fds(struct task_state *st, struct task_struct 
 	for (int i = 0; i < 6; i++) {
 		if (!(mask & (1 << i)))
 			continue;
-		if ((int)st->args[i] < 0)	/* AT_FDCWD and friends */
+		if ((int)st->args[i] < 0) /* AT_FDCWD and friends */
 			continue;
 		if (n >= IOT_MAX_FDS) {
 			count_loss(IOT_LOSS_FDS);
@@ -561,8 +568,9 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 		const void *path = (void *)(d.str_args & 1 ? st->args[0] : st->args[1]);
 		long n = bpf_probe_read_user_str(st->exec_path, sizeof(st->exec_path), path);
 
-		st->exec_trunc = n < 0 ? IOT_STRF_FAULT :
-				 n == sizeof(st->exec_path) ? IOT_STRF_TRUNC : 0;
+		st->exec_trunc = n < 0			    ? IOT_STRF_FAULT :
+				 n == sizeof(st->exec_path) ? IOT_STRF_TRUNC :
+							      0;
 	}
 	if (d.flags & IOT_SCD_NORET)
 		return emit_noret(st, pid_tgid, now);
@@ -622,8 +630,7 @@ static __always_inline __u32 put_exec_str(__u8 *buf, __u32 off, struct task_stat
 
 	off &= OFF_MASK;
 	s = (struct iot_str *)(buf + off);
-	n = bpf_probe_read_kernel_str(buf + off + sizeof(*s), sizeof(st->exec_path),
-				      st->exec_path);
+	n = bpf_probe_read_kernel_str(buf + off + sizeof(*s), sizeof(st->exec_path), st->exec_path);
 	if (n <= 0) {
 		buf[(off + sizeof(*s)) & (SCRATCH_SZ - 1)] = 0;
 		n = 1;
@@ -646,17 +653,17 @@ static __always_inline __u32 put_stat(__u8 *buf, __u32 off, const void *ubuf, bo
 	f = (struct iot_fd *)(buf + off);
 	__builtin_memset(f, 0, sizeof(*f));
 	if (statx) {
-		bpf_probe_read_user(&mode, 2, ubuf + 28);	/* stx_mode */
-		bpf_probe_read_user(&f->ino, 8, ubuf + 32);	/* stx_ino */
-		bpf_probe_read_user(&f->size, 8, ubuf + 40);	/* stx_size */
-		bpf_probe_read_user(&maj, 4, ubuf + 136);	/* stx_dev_major */
-		bpf_probe_read_user(&min, 4, ubuf + 140);	/* stx_dev_minor */
+		bpf_probe_read_user(&mode, 2, ubuf + 28);    /* stx_mode */
+		bpf_probe_read_user(&f->ino, 8, ubuf + 32);  /* stx_ino */
+		bpf_probe_read_user(&f->size, 8, ubuf + 40); /* stx_size */
+		bpf_probe_read_user(&maj, 4, ubuf + 136);    /* stx_dev_major */
+		bpf_probe_read_user(&min, 4, ubuf + 140);    /* stx_dev_minor */
 		dev = (min & 0xff) | (maj << 8) | ((min & ~0xffu) << 12);
 	} else {
-		bpf_probe_read_user(&dev, 8, ubuf);		/* st_dev */
-		bpf_probe_read_user(&f->ino, 8, ubuf + 8);	/* st_ino */
-		bpf_probe_read_user(&mode, 4, ubuf + 24);	/* st_mode */
-		bpf_probe_read_user(&f->size, 8, ubuf + 48);	/* st_size */
+		bpf_probe_read_user(&dev, 8, ubuf);	     /* st_dev */
+		bpf_probe_read_user(&f->ino, 8, ubuf + 8);   /* st_ino */
+		bpf_probe_read_user(&mode, 4, ubuf + 24);    /* st_mode */
+		bpf_probe_read_user(&f->size, 8, ubuf + 48); /* st_size */
 	}
 	f->dev = dev;
 	f->fd = -1;
@@ -689,21 +696,23 @@ static __always_inline __u32 put_sock(__u8 *buf, __u32 off, struct file *f)
 	s->state = sk->__sk_common.skc_state;
 	s->lport = sk->__sk_common.skc_num;
 	s->rport = __builtin_bswap16(sk->__sk_common.skc_dport);
-	if (s->family == 2) {	/* AF_INET */
+	if (s->family == 2) { /* AF_INET */
 		*(__u32 *)s->laddr = sk->__sk_common.skc_rcv_saddr;
 		*(__u32 *)s->raddr = sk->__sk_common.skc_daddr;
-	} else if (s->family == 10) {	/* AF_INET6 */
+	} else if (s->family == 10) { /* AF_INET6 */
 		bpf_probe_read_kernel(s->laddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
 		bpf_probe_read_kernel(s->raddr, 16, &sk->__sk_common.skc_v6_daddr);
-	} else if (s->family == 1) {	/* AF_UNIX */
-		struct unix_sock *us = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct unix_sock));
+	} else if (s->family == 1) { /* AF_UNIX */
+		struct unix_sock *us =
+			bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct unix_sock));
 		struct sock *peer = us->peer;
 
 		if (peer) {
 			struct socket *ps = peer->sk_socket;
 
 			if (ps) {
-				struct socket_alloc *sa = container_of(ps, struct socket_alloc, socket);
+				struct socket_alloc *sa =
+					container_of(ps, struct socket_alloc, socket);
 
 				s->peer_ino = BPF_CORE_READ(sa, vfs_inode.i_ino);
 			}
@@ -794,7 +803,8 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	if (!(flags & IOT_SCF_NO_RETURN)) {
 		off += put_ret_fds(buf, off, st, &d, ret, &nfd);
 		if ((d.flags & (IOT_SCD_STAT | IOT_SCD_STATX)) && ret == 0) {
-			off += put_stat(buf, off, (void *)arg_at(st, d.aux), d.flags & IOT_SCD_STATX);
+			off += put_stat(buf, off, (void *)arg_at(st, d.aux),
+					d.flags & IOT_SCD_STATX);
 			nfd++;
 		}
 		if (d.flags & IOT_SCD_SOCK) {
@@ -833,8 +843,8 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 }
 
 /* Builds the syscall record in place in the per-CPU batch. */
-static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, __s64 ret,
-					__u64 now, __u16 flags)
+static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, __s64 ret, __u64 now,
+					__u16 flags)
 {
 	struct iot_batch *b = get_batch();
 	__u8 *buf;
@@ -901,9 +911,9 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 		return 0;
 	}
 	if (st && st->have_exit)
-		return 0;	/* enter was dropped and already counted */
+		return 0; /* enter was dropped and already counted */
 	if (!st && !ret && (sc_desc[id].flags & IOT_SCD_FORK))
-		return 0;	/* a new task returning from its creation: the fork record has it */
+		return 0; /* a new task returning from its creation: the fork record has it */
 	return emit_no_enter(pid_tgid, id, ret, bpf_ktime_get_ns());
 }
 
@@ -933,8 +943,7 @@ int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
 
 /* Emits a fixed-size scheduler or page record in the context of `tid`'s
  * own thread when seq_st is non-NULL, else without a sequence number. */
-static __always_inline void emit_small(void *rec, __u32 size, struct task_state *seq_st,
-				       bool flush)
+static __always_inline void emit_small(void *rec, __u32 size, struct task_state *seq_st, bool flush)
 {
 	if (seq_st && !seq_st->exited)
 		((struct iot_hdr *)rec)->seq = ++seq_st->seq;
@@ -960,8 +969,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	rec.child_pid = ctgid;
 	rec.child_tid = child->pid;
 	rec.thread = thread;
-	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_FORK,
-		sizeof(rec), 0);
+	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_FORK, sizeof(rec),
+		0);
 	emit_small(&rec, sizeof(rec), state_of(bpf_get_current_task_btf()), false);
 	return 0;
 }
@@ -977,8 +986,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	rec.old_tid = old_pid;
 	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), p->comm);
-	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_EXEC,
-		sizeof(rec), 0);
+	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_EXEC, sizeof(rec),
+		0);
 	emit_small(&rec, sizeof(rec), bpf_task_storage_get(&tstate, p, 0, 0), false);
 	return 0;
 }
@@ -996,8 +1005,8 @@ int BPF_PROG(on_exit_task, struct task_struct *p, bool group_dead)
 		return 0;
 	rec.exit_code = p->exit_code;
 	rec.group_dead = group_dead;
-	put_hdr(&rec.hdr, bpf_ktime_get_ns(), ((__u64)tgid << 32) | tid, IOT_REC_EXIT,
-		sizeof(rec), 0);
+	put_hdr(&rec.hdr, bpf_ktime_get_ns(), ((__u64)tgid << 32) | tid, IOT_REC_EXIT, sizeof(rec),
+		0);
 	st = bpf_task_storage_get(&tstate, p, 0, 0);
 	/* flushed: the seq_end below promises every record is in the ring */
 	emit_small(&rec, sizeof(rec), st, true);
@@ -1060,8 +1069,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		rec.oncpu_ns = ran;
 		rec.next_tid = next->pid;
 		rec.prev_state = prev_state;
-		put_hdr(&rec.hdr, now, ((__u64)prev->tgid << 32) | (__u32)prev->pid,
-			IOT_REC_SWITCH, sizeof(rec), 0);
+		put_hdr(&rec.hdr, now, ((__u64)prev->tgid << 32) | (__u32)prev->pid, IOT_REC_SWITCH,
+			sizeof(rec), 0);
 		/* flushed: the thread may run next on another CPU */
 		emit_small(&rec, sizeof(rec), st, true);
 	}

@@ -6,7 +6,7 @@
 #ifndef IOTRACE_CLI_CMD_INSPECT_H
 #define IOTRACE_CLI_CMD_INSPECT_H
 
-int cmd_info(int argc, char **argv);	/* info.c */
-int cmd_dump(int argc, char **argv);	/* dump.c */
+int cmd_info(int argc, char **argv); /* info.c */
+int cmd_dump(int argc, char **argv); /* dump.c */
 
 #endif

@@ -20,7 +20,7 @@
 
 /* Record bytes held in memory before a time-sorted run goes to a temporary file. */
 #ifndef SORT_RUN_BYTES
-#define SORT_RUN_BYTES	(64u << 20)
+#define SORT_RUN_BYTES (64u << 20)
 #endif
 
 enum time_col { TIME_REL, TIME_ABS, TIME_DELTA, TIME_NONE };
@@ -28,9 +28,9 @@ enum time_col { TIME_REL, TIME_ABS, TIME_DELTA, TIME_NONE };
 struct dump_opts {
 	const char *file;
 	bool json;
-	bool verbose;		/* -v: addresses of buffers the recorder did not keep */
-	bool durations;		/* -T */
-	bool select;		/* -e trace=: only the calls in calls[] */
+	bool verbose;	/* -v: addresses of buffers the recorder did not keep */
+	bool durations; /* -T */
+	bool select;	/* -e trace=: only the calls in calls[] */
 	enum time_col time;
 	long pid;
 	long tid;
@@ -39,42 +39,43 @@ struct dump_opts {
 
 /* What a line needs from the trace's first record and from the line before. */
 struct dump_clock {
-	uint64_t t0;		/* CLOCK_MONOTONIC at the start */
-	uint64_t real0;		/* CLOCK_REALTIME at the start */
-	uint64_t prev;		/* ts of the line printed last */
+	uint64_t t0;	/* CLOCK_MONOTONIC at the start */
+	uint64_t real0; /* CLOCK_REALTIME at the start */
+	uint64_t prev;	/* ts of the line printed last */
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: iotrace dump [--json] [-e trace=SET] [-p PID] [-t TID]\n"
-		   "                    [--time rel|abs|delta|none] [-T] [-v] FILE\n"
-		   "\n"
-		   "Print a trace one record per line in time order, as strace -f would:\n"
-		   "  PID TID TIME call(args) = ret\n"
-		   "Flags and constants by name (O_RDONLY|O_CLOEXEC, AF_UNIX, FUTEX_WAIT_PRIVATE),\n"
-		   "errors as -1 ENOENT (No such file or directory), paths as strings, fds as\n"
-		   "fd<path>.  Buffers the recorder does not keep print as ... (their address\n"
-		   "with -v).  Scheduler and page-cache events print as --- lines, the attach\n"
-		   "snapshot as # lines, a process's end as a +++ line.\n"
-		   "\n"
-		   "Options:\n"
-		   "  -e trace=SET   only these calls: names and classes (%%file, %%desc, %%network,\n"
-		   "                 %%process, %%memory), comma-separated; !SET for all but these;\n"
-		   "                 scheduler, page-cache and snapshot lines are left out\n"
-		   "  -p PID         only the records of process PID\n"
-		   "  -t TID         only the records of thread TID\n"
-		   "  --time KIND    the time column: rel (seconds since the recording started,\n"
-		   "                 the default), abs (wall clock, as strace -tt), delta (since\n"
-		   "                 the line before, as strace -r), none\n"
-		   "  -T             each call's duration after it, <seconds>, as strace -T\n"
-		   "  -v             addresses of buffers instead of ...\n"
-		   "  --json         one JSON object per record with every field, in time order\n"
-		   "\n"
-		   "EXAMPLES:\n"
-		   "  iotrace dump db.iot | less\n"
-		   "  iotrace dump -e trace=openat,pread64 -T db.iot\n"
-		   "  iotrace dump -e trace=%%network --time abs -p 1234 db.iot\n"
-		   "  iotrace dump --json db.iot | jq 'select(.call == \"pread64\")'\n");
+	fprintf(f,
+		"Usage: iotrace dump [--json] [-e trace=SET] [-p PID] [-t TID]\n"
+		"                    [--time rel|abs|delta|none] [-T] [-v] FILE\n"
+		"\n"
+		"Print a trace one record per line in time order, as strace -f would:\n"
+		"  PID TID TIME call(args) = ret\n"
+		"Flags and constants by name (O_RDONLY|O_CLOEXEC, AF_UNIX, FUTEX_WAIT_PRIVATE),\n"
+		"errors as -1 ENOENT (No such file or directory), paths as strings, fds as\n"
+		"fd<path>.  Buffers the recorder does not keep print as ... (their address\n"
+		"with -v).  Scheduler and page-cache events print as --- lines, the attach\n"
+		"snapshot as # lines, a process's end as a +++ line.\n"
+		"\n"
+		"Options:\n"
+		"  -e trace=SET   only these calls: names and classes (%%file, %%desc, %%network,\n"
+		"                 %%process, %%memory), comma-separated; !SET for all but these;\n"
+		"                 scheduler, page-cache and snapshot lines are left out\n"
+		"  -p PID         only the records of process PID\n"
+		"  -t TID         only the records of thread TID\n"
+		"  --time KIND    the time column: rel (seconds since the recording started,\n"
+		"                 the default), abs (wall clock, as strace -tt), delta (since\n"
+		"                 the line before, as strace -r), none\n"
+		"  -T             each call's duration after it, <seconds>, as strace -T\n"
+		"  -v             addresses of buffers instead of ...\n"
+		"  --json         one JSON object per record with every field, in time order\n"
+		"\n"
+		"EXAMPLES:\n"
+		"  iotrace dump db.iot | less\n"
+		"  iotrace dump -e trace=openat,pread64 -T db.iot\n"
+		"  iotrace dump -e trace=%%network --time abs -p 1234 db.iot\n"
+		"  iotrace dump --json db.iot | jq 'select(.call == \"pread64\")'\n");
 }
 
 static json_t *fd_json(const struct iot_fd *f)
@@ -125,9 +126,9 @@ static json_t *syscall_json(const struct iot_hdr *h, const struct fdtable *t)
 						      v.strh[i]->flags & IOT_STRF_FAULT));
 	o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:o, s:o, s:I, s:I, s:i}", "call",
 		      syscall__name(v.sc->nr), "nr", (json_int_t)v.sc->nr, "pid",
-		      (json_int_t)h->pid, "tid", (json_int_t)h->tid, "ts", (json_int_t)h->ts,
-		      "dur", (json_int_t)v.sc->dur_ns, "args", args, "ret", (json_int_t)v.sc->ret,
-		      "fds", fds, "strs", strs, "cpu_ns", (json_int_t)v.sc->cpu_ns, "offcpu_ns",
+		      (json_int_t)h->pid, "tid", (json_int_t)h->tid, "ts", (json_int_t)h->ts, "dur",
+		      (json_int_t)v.sc->dur_ns, "args", args, "ret", (json_int_t)v.sc->ret, "fds",
+		      fds, "strs", strs, "cpu_ns", (json_int_t)v.sc->cpu_ns, "offcpu_ns",
 		      (json_int_t)v.sc->offcpu_ns, "flags", v.sc->flags);
 	if (v.sock)
 		json_object_set_new(o, "sock", sock_json(v.sock));
@@ -135,14 +136,14 @@ static json_t *syscall_json(const struct iot_hdr *h, const struct fdtable *t)
 }
 
 static const char *const type_names[] = {
-	[IOT_REC_SYSCALL] = "syscall", [IOT_REC_FORK] = "fork", [IOT_REC_EXEC] = "exec",
-	[IOT_REC_EXIT] = "exit", [IOT_REC_WAKEUP] = "wakeup", [IOT_REC_SWITCH] = "switch",
+	[IOT_REC_SYSCALL] = "syscall", [IOT_REC_FORK] = "fork",	    [IOT_REC_EXEC] = "exec",
+	[IOT_REC_EXIT] = "exit",       [IOT_REC_WAKEUP] = "wakeup", [IOT_REC_SWITCH] = "switch",
 	[IOT_REC_PAGE] = "page",
 };
 
 static const char *type_name(unsigned int type)
 {
-	static const char *const user[] = { "meta", "proc", "thread", "fdsnap", "mapsnap",
+	static const char *const user[] = { "meta",  "proc",   "thread", "fdsnap", "mapsnap",
 					    "stats", "target", "seqend", "link" };
 
 	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
@@ -201,7 +202,8 @@ static json_t *fields_json(const struct iot_hdr *h)
 				 (json_int_t)p->npages);
 	}
 	case IOT_REC_SEQEND:
-		return json_pack("{s:I}", "last_seq", (json_int_t)((const struct iot_seqend *)h)->last_seq);
+		return json_pack("{s:I}", "last_seq",
+				 (json_int_t)((const struct iot_seqend *)h)->last_seq);
 	case IOT_REC_FDSNAP: {
 		const struct iot_fdsnap *f = (const void *)h;
 		const char *path = NULL;
@@ -239,7 +241,8 @@ static void dump_json(const struct iot_hdr *h, const struct fdtable *t)
 		format__other(m, h);
 		fclose(m);
 		o = json_pack("{s:I, s:I, s:I, s:s}", "pid", (json_int_t)h->pid, "tid",
-			      (json_int_t)h->tid, "ts", (json_int_t)h->ts, "text", text ? text : "");
+			      (json_int_t)h->tid, "ts", (json_int_t)h->ts, "text",
+			      text ? text : "");
 		if (f) {
 			json_object_update(o, f);
 			json_decref(f);
@@ -287,8 +290,8 @@ static void time_col(const struct dump_opts *o, struct dump_clock *c, uint64_t t
 	c->prev = ts;
 }
 
-static void dump_text(const struct dump_opts *o, const struct iot_hdr *h,
-		      const struct fdtable *t, struct dump_clock *c)
+static void dump_text(const struct dump_opts *o, const struct iot_hdr *h, const struct fdtable *t,
+		      struct dump_clock *c)
 {
 	const struct iot_syscall *sc = (const void *)h;
 
@@ -297,7 +300,8 @@ static void dump_text(const struct dump_opts *o, const struct iot_hdr *h,
 	if (h->type == IOT_REC_SYSCALL && h->size >= sizeof(struct iot_syscall)) {
 		format__syscall(stdout, h, t, o->verbose);
 		if (o->durations && !(sc->flags & (IOT_SCF_NO_RETURN | IOT_SCF_NO_ENTER)))
-			printf(" <%llu.%06llu>", (unsigned long long)((sc->dur_ns + 500) / 1000000000),
+			printf(" <%llu.%06llu>",
+			       (unsigned long long)((sc->dur_ns + 500) / 1000000000),
 			       (unsigned long long)((sc->dur_ns + 500) % 1000000000 / 1000));
 	} else {
 		format__other(stdout, h);
@@ -336,7 +340,7 @@ static bool in_class(const struct syscall_info *si, const char *cls)
 		return si->cls == SC_SOCKET || (si->desc.flags & IOT_SCD_SOCK);
 	if (!strcmp(cls, "process"))
 		return si->cls == SC_PROCESS;
-	return si->cls == SC_MMAP;	/* "memory" */
+	return si->cls == SC_MMAP; /* "memory" */
 }
 
 /* Marks one name or %class of -e trace=; a usage error when it names nothing. */
@@ -354,16 +358,20 @@ static int select_one(struct dump_opts *o, const char *name, bool on)
 	if (name[0] != '%') {
 		si = syscall__by_name(name);
 		if (!si)
-			return cliopt__usage_error("dump", "-e trace: '%s' is not a call iotrace "
-						   "records", name);
+			return cliopt__usage_error("dump",
+						   "-e trace: '%s' is not a call iotrace "
+						   "records",
+						   name);
 		o->calls[si->nr] = on;
 		return 0;
 	}
 	for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++)
 		known |= !strcmp(name + 1, classes[c]);
 	if (!known)
-		return cliopt__usage_error("dump", "-e trace: unknown class '%s' (%%file, %%desc, "
-					   "%%network, %%process, %%memory)", name);
+		return cliopt__usage_error("dump",
+					   "-e trace: unknown class '%s' (%%file, %%desc, "
+					   "%%network, %%process, %%memory)",
+					   name);
 	t = syscall__table(&n);
 	for (unsigned int i = 0; i < n; i++)
 		if (in_class(&t[i], name + 1))
@@ -426,23 +434,40 @@ static int parse_time(struct dump_opts *o, const char *arg)
 static int parse_opts(int argc, char **argv, struct dump_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' }, { "pid", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },	 { "pid", required_argument, NULL, 'p' },
 		{ "tid", required_argument, NULL, 't' }, { "time", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' }, {},
+		{ "help", no_argument, NULL, 'h' },	 {},
 	};
 	int c, e = 0;
 
 	while (!e && (c = cliopt__next("dump", argc, argv, "je:p:t:Tvh", longopts)) != -1) {
 		switch (c) {
-		case 'j': o->json = true; break;
-		case 'e': e = parse_trace(o, optarg); break;
-		case 'p': e = parse_id("PID", optarg, &o->pid); break;
-		case 't': e = parse_id("TID", optarg, &o->tid); break;
-		case 'm': e = parse_time(o, optarg); break;
-		case 'T': o->durations = true; break;
-		case 'v': o->verbose = true; break;
-		case 'h': usage(stdout); return 1;
-		default: return EXIT_USAGE;
+		case 'j':
+			o->json = true;
+			break;
+		case 'e':
+			e = parse_trace(o, optarg);
+			break;
+		case 'p':
+			e = parse_id("PID", optarg, &o->pid);
+			break;
+		case 't':
+			e = parse_id("TID", optarg, &o->tid);
+			break;
+		case 'm':
+			e = parse_time(o, optarg);
+			break;
+		case 'T':
+			o->durations = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			return EXIT_USAGE;
 		}
 	}
 	if (e)

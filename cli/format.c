@@ -35,9 +35,12 @@ static void quoted(FILE *f, const char *s, bool cut)
 /* strace's S_IF* spelling of a file mode: S_IFREG|0644. */
 static void put_mode(FILE *f, unsigned int mode)
 {
-	static const struct { unsigned int fmt; const char *name; } types[] = {
-		{ S_IFREG, "S_IFREG" }, { S_IFDIR, "S_IFDIR" }, { S_IFCHR, "S_IFCHR" },
-		{ S_IFBLK, "S_IFBLK" }, { S_IFIFO, "S_IFIFO" }, { S_IFLNK, "S_IFLNK" },
+	static const struct {
+		unsigned int fmt;
+		const char *name;
+	} types[] = {
+		{ S_IFREG, "S_IFREG" },	  { S_IFDIR, "S_IFDIR" }, { S_IFCHR, "S_IFCHR" },
+		{ S_IFBLK, "S_IFBLK" },	  { S_IFIFO, "S_IFIFO" }, { S_IFLNK, "S_IFLNK" },
 		{ S_IFSOCK, "S_IFSOCK" },
 	};
 	const char *name = NULL;
@@ -195,8 +198,10 @@ void format__syscall(FILE *f, const struct iot_hdr *h, const struct fdtable *t, 
 }
 
 static const char *const page_kinds[] = {
-	[IOT_PAGE_FAULT] = "fault", [IOT_PAGE_MAP] = "map_pages",
-	[IOT_PAGE_DIRTY] = "dirty", [IOT_PAGE_MISS] = "cache_miss",
+	[IOT_PAGE_FAULT] = "fault",
+	[IOT_PAGE_MAP] = "map_pages",
+	[IOT_PAGE_DIRTY] = "dirty",
+	[IOT_PAGE_MISS] = "cache_miss",
 };
 
 void format__other(FILE *f, const struct iot_hdr *h)

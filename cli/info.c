@@ -17,15 +17,15 @@
 #include "lib/trace.h"
 
 struct info {
-	uint64_t kernel_records;	/* records of kernel origin */
-	uint64_t events;		/* of them, system calls */
+	uint64_t kernel_records; /* records of kernel origin */
+	uint64_t events;	 /* of them, system calls */
 	uint64_t records[IOT_REC_SEQEND + 1];
 	uint64_t calls[IOT_NR_MAX];
 	uint64_t unknown_calls;
-	uint64_t first_ts, last_ts;	/* the events' span: first enter, last end */
-	uint64_t seq_gaps;		/* records missing from threads' sequences */
-	struct htab pids, tids, targets;	/* ids seen; values unused */
-	struct htab seq_idx;		/* tid -> index into last_seq */
+	uint64_t first_ts, last_ts;	 /* the events' span: first enter, last end */
+	uint64_t seq_gaps;		 /* records missing from threads' sequences */
+	struct htab pids, tids, targets; /* ids seen; values unused */
+	struct htab seq_idx;		 /* tid -> index into last_seq */
 	uint64_t *last_seq;
 	uint32_t nseq, seq_cap;
 	bool have_stats;
@@ -36,9 +36,12 @@ struct info {
 };
 
 static const char *const loss_names[IOT_LOSS_NR] = {
-	[IOT_LOSS_RINGBUF] = "ringbuf_full",   [IOT_LOSS_NO_ENTER] = "exit_without_enter",
-	[IOT_LOSS_STORAGE] = "no_task_storage", [IOT_LOSS_STR_TRUNC] = "string_cut",
-	[IOT_LOSS_STR_FAULT] = "string_unreadable", [IOT_LOSS_FDS] = "fd_slots_full",
+	[IOT_LOSS_RINGBUF] = "ringbuf_full",
+	[IOT_LOSS_NO_ENTER] = "exit_without_enter",
+	[IOT_LOSS_STORAGE] = "no_task_storage",
+	[IOT_LOSS_STR_TRUNC] = "string_cut",
+	[IOT_LOSS_STR_FAULT] = "string_unreadable",
+	[IOT_LOSS_FDS] = "fd_slots_full",
 	[IOT_LOSS_RINGBUF_NOSEQ] = "ringbuf_full_unsequenced",
 };
 
@@ -201,12 +204,14 @@ static json_t *calls_json(const struct info *in, uint64_t *not_replayable)
 static json_t *records_json(const struct info *in)
 {
 	static const char *const names[] = {
-		[IOT_REC_SYSCALL] = "syscall", [IOT_REC_FORK] = "fork", [IOT_REC_EXEC] = "exec",
-		[IOT_REC_EXIT] = "exit", [IOT_REC_WAKEUP] = "wakeup", [IOT_REC_SWITCH] = "switch",
-		[IOT_REC_PAGE] = "page", [IOT_REC_META] = "meta", [IOT_REC_PROC] = "proc",
-		[IOT_REC_THREAD] = "thread", [IOT_REC_FDSNAP] = "fdsnap",
-		[IOT_REC_MAPSNAP] = "mapsnap", [IOT_REC_STATS] = "stats",
-		[IOT_REC_TARGET] = "target", [IOT_REC_SEQEND] = "seqend",
+		[IOT_REC_SYSCALL] = "syscall", [IOT_REC_FORK] = "fork",
+		[IOT_REC_EXEC] = "exec",       [IOT_REC_EXIT] = "exit",
+		[IOT_REC_WAKEUP] = "wakeup",   [IOT_REC_SWITCH] = "switch",
+		[IOT_REC_PAGE] = "page",       [IOT_REC_META] = "meta",
+		[IOT_REC_PROC] = "proc",       [IOT_REC_THREAD] = "thread",
+		[IOT_REC_FDSNAP] = "fdsnap",   [IOT_REC_MAPSNAP] = "mapsnap",
+		[IOT_REC_STATS] = "stats",     [IOT_REC_TARGET] = "target",
+		[IOT_REC_SEQEND] = "seqend",
 	};
 	json_t *o = json_object();
 
@@ -275,8 +280,9 @@ static json_t *to_json(struct info *in, struct trace_reader *r, const char *path
 			json_object_set_new(loss, loss_names[i], json_integer(in->stats.loss[i]));
 	targets_json(in, targets);
 	/* without the final counters (recorder killed) the sequence gaps tell */
-	lost = in->have_stats ? in->stats.loss[IOT_LOSS_RINGBUF] + in->stats.loss[IOT_LOSS_STORAGE] :
-				in->seq_gaps;
+	lost = in->have_stats ?
+		       in->stats.loss[IOT_LOSS_RINGBUF] + in->stats.loss[IOT_LOSS_STORAGE] :
+		       in->seq_gaps;
 	o = json_pack("{s:i, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:b, s:o, s:I}",
 		      "format_version", (int)trace_reader__version(r), "events",
 		      (json_int_t)in->events, "kernel_records", (json_int_t)in->kernel_records,

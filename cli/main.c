@@ -60,10 +60,16 @@ int main(int argc, char **argv)
 	/* '+': the options after COMMAND are the command's */
 	while ((c = cliopt__next(NULL, argc, argv, "+vVh", longopts)) != -1) {
 		switch (c) {
-		case 'v': log_level = LOG_DBG; break;
-		case 'V': return cmd_version(1, (char *[]){ "version", NULL });
-		case 'h': usage(stdout); return EXIT_OK;
-		default: return EXIT_USAGE;
+		case 'v':
+			log_level = LOG_DBG;
+			break;
+		case 'V':
+			return cmd_version(1, (char *[]){ "version", NULL });
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)

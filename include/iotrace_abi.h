@@ -12,6 +12,10 @@
 #ifndef IOTRACE_ABI_H
 #define IOTRACE_ABI_H
 
+/* The record layout is read as tables: values and field comments in tab-stop
+ * columns, which clang-format cannot keep. */
+/* clang-format off */
+
 #ifdef __bpf__
 /* BPF side: types come from vmlinux.h, included before this header */
 #else
@@ -398,5 +402,7 @@ struct iot_sc_desc {
 #ifndef __bpf__
 _Static_assert(sizeof(struct iot_sc_desc) == 8, "iot_sc_desc ABI");
 #endif
+
+/* clang-format on */
 
 #endif /* IOTRACE_ABI_H */

@@ -9,9 +9,9 @@
 
 #include <getopt.h>
 
-#define EXIT_OK		0
-#define EXIT_FAIL	1
-#define EXIT_USAGE	2
+#define EXIT_OK	   0
+#define EXIT_FAIL  1
+#define EXIT_USAGE 2
 
 /*
  * getopt_long for subcommand CMD.  An unknown option or a missing argument

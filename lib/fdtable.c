@@ -17,16 +17,16 @@
 #include "lib/record.h"
 #include "lib/syscalls.h"
 
-#define CWD_FD		(-1000)
+#define CWD_FD (-1000)
 
 struct fdent {
 	uint32_t pid;
 	int fd;
-	char *name;	/* NULL once closed */
+	char *name; /* NULL once closed */
 };
 
 struct fdtable {
-	struct htab idx;	/* key(pid, fd) -> index into e */
+	struct htab idx; /* key(pid, fd) -> index into e */
 	struct fdent *e;
 	uint32_t n, cap;
 };
@@ -190,8 +190,9 @@ static int apply_syscall(struct fdtable *t, const struct iot_hdr *h)
 	case SC_OPEN:
 		p = sc_view__str(&v, si->desc.str_args & 1 ? 0 : 1);
 		if (p)
-			p = fdtable__resolve(t, pid, si->desc.fd_args & 1 ? (int)v.sc->args[0] :
-									 AT_FDCWD, p, buf, sizeof(buf));
+			p = fdtable__resolve(t, pid,
+					     si->desc.fd_args & 1 ? (int)v.sc->args[0] : AT_FDCWD,
+					     p, buf, sizeof(buf));
 		return name_new_fd(t, pid, sc_view__fd(&v, IOT_FD_RET), p);
 	case SC_CLOSE:
 		if (v.sc->nr == SYS_close_range) {
@@ -220,8 +221,8 @@ static int apply_syscall(struct fdtable *t, const struct iot_hdr *h)
 	}
 	case SC_META:
 		if (v.sc->nr == SYS_chdir && (p = sc_view__str(&v, 0)))
-			return fdtable__set_cwd(t, pid,
-						fdtable__resolve(t, pid, AT_FDCWD, p, buf, sizeof(buf)));
+			return fdtable__set_cwd(
+				t, pid, fdtable__resolve(t, pid, AT_FDCWD, p, buf, sizeof(buf)));
 		if (v.sc->nr == SYS_fchdir && (old = fdtable__get(t, pid, v.sc->args[0])))
 			return fdtable__set_cwd(t, pid, old);
 		return 0;
@@ -234,7 +235,7 @@ int fdtable__apply(struct fdtable *t, const struct iot_hdr *h)
 	const char *s[4];
 
 	if (h->size < rec__min_size(h->type))
-		return 0;	/* damaged: too short for its type */
+		return 0; /* damaged: too short for its type */
 	switch (h->type) {
 	case IOT_REC_FDSNAP: {
 		const struct iot_fdsnap *f = (const void *)h;
@@ -245,7 +246,8 @@ int fdtable__apply(struct fdtable *t, const struct iot_hdr *h)
 	}
 	case IOT_REC_PROC:
 		if (rec__strings(h, sizeof(struct iot_proc), ((const struct iot_proc *)h)->nstr, s,
-				 4) >= 2 && s[1][0])
+				 4) >= 2 &&
+		    s[1][0])
 			return fdtable__set_cwd(t, h->pid, s[1]);
 		return 0;
 	case IOT_REC_FORK: {

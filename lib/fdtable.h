@@ -30,8 +30,6 @@ int fdtable__set_cwd(struct fdtable *t, uint32_t pid, const char *cwd);
 const char *fdtable__resolve(const struct fdtable *t, uint32_t pid, int dirfd, const char *path,
 			     char *buf, size_t len);
 
-
-
 struct iot_hdr;
 /* Follows one trace record: snapshots, opens, dups, closes, forks, chdir.
  * Records must come in trace order.  0 or -ENOMEM. */

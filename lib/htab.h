@@ -12,8 +12,8 @@
 struct htab {
 	uint64_t *key;
 	uint32_t *val;
-	uint8_t *used;	/* 1 where key/val hold an entry */
-	size_t cap;	/* power of two, or 0 */
+	uint8_t *used; /* 1 where key/val hold an entry */
+	size_t cap;    /* power of two, or 0 */
 	size_t n;
 };
 
@@ -25,8 +25,8 @@ void htab__free(struct htab *h);
 uint64_t hash64(const void *p, size_t len);
 
 struct strtab {
-	struct htab idx;	/* hash of the string -> id */
-	char **s;		/* id -> string */
+	struct htab idx; /* hash of the string -> id */
+	char **s;	 /* id -> string */
 	uint32_t n, cap;
 };
 

@@ -10,7 +10,10 @@ enum log_level log_level = LOG_INFO;
 void log_vmsg(enum log_level lvl, const char *fmt, va_list ap)
 {
 	static const char *const tag[] = {
-		[LOG_ERR] = "", [LOG_WARN] = "warning: ", [LOG_INFO] = "", [LOG_DBG] = "debug: ",
+		[LOG_ERR] = "",
+		[LOG_WARN] = "warning: ",
+		[LOG_INFO] = "",
+		[LOG_DBG] = "debug: ",
 	};
 
 	if (lvl > log_level)

@@ -98,28 +98,44 @@ int rec__strings(const struct iot_hdr *h, size_t fixed, unsigned int nstr, const
 size_t rec__min_size(unsigned int type)
 {
 	switch (type) {
-	case IOT_REC_SYSCALL:	return sizeof(struct iot_syscall);
-	case IOT_REC_FORK:	return sizeof(struct iot_fork);
-	case IOT_REC_EXEC:	return sizeof(struct iot_exec);
-	case IOT_REC_EXIT:	return sizeof(struct iot_exit);
-	case IOT_REC_WAKEUP:	return sizeof(struct iot_wakeup);
-	case IOT_REC_SWITCH:	return sizeof(struct iot_switch);
-	case IOT_REC_PAGE:	return sizeof(struct iot_page);
-	case IOT_REC_META:	return sizeof(struct iot_meta);
-	case IOT_REC_PROC:	return sizeof(struct iot_proc);
-	case IOT_REC_THREAD:	return sizeof(struct iot_thread);
-	case IOT_REC_FDSNAP:	return sizeof(struct iot_fdsnap);
-	case IOT_REC_MAPSNAP:	return sizeof(struct iot_mapsnap);
-	case IOT_REC_STATS:	return sizeof(struct iot_stats);
-	case IOT_REC_TARGET:	return sizeof(struct iot_target);
-	case IOT_REC_SEQEND:	return sizeof(struct iot_seqend);
-	case IOT_REC_LINK:	return sizeof(struct iot_link);
-	default:		return 0;
+	case IOT_REC_SYSCALL:
+		return sizeof(struct iot_syscall);
+	case IOT_REC_FORK:
+		return sizeof(struct iot_fork);
+	case IOT_REC_EXEC:
+		return sizeof(struct iot_exec);
+	case IOT_REC_EXIT:
+		return sizeof(struct iot_exit);
+	case IOT_REC_WAKEUP:
+		return sizeof(struct iot_wakeup);
+	case IOT_REC_SWITCH:
+		return sizeof(struct iot_switch);
+	case IOT_REC_PAGE:
+		return sizeof(struct iot_page);
+	case IOT_REC_META:
+		return sizeof(struct iot_meta);
+	case IOT_REC_PROC:
+		return sizeof(struct iot_proc);
+	case IOT_REC_THREAD:
+		return sizeof(struct iot_thread);
+	case IOT_REC_FDSNAP:
+		return sizeof(struct iot_fdsnap);
+	case IOT_REC_MAPSNAP:
+		return sizeof(struct iot_mapsnap);
+	case IOT_REC_STATS:
+		return sizeof(struct iot_stats);
+	case IOT_REC_TARGET:
+		return sizeof(struct iot_target);
+	case IOT_REC_SEQEND:
+		return sizeof(struct iot_seqend);
+	case IOT_REC_LINK:
+		return sizeof(struct iot_link);
+	default:
+		return 0;
 	}
 }
 
-bool rec__put_str(void *buf, size_t *off, size_t cap, unsigned int which, const char *s,
-		  size_t len)
+bool rec__put_str(void *buf, size_t *off, size_t cap, unsigned int which, const char *s, size_t len)
 {
 	struct iot_str hdr = { .len = len + 1, .which = which };
 	unsigned char *p = (unsigned char *)buf + *off;

@@ -10,9 +10,9 @@
 /* A syscall record with its tails located and bounds-checked. */
 struct sc_view {
 	const struct iot_syscall *sc;
-	const struct iot_fd *fds;		/* sc->nfd entries */
-	const struct iot_sock *sock;		/* NULL unless IOT_SCF_SOCK */
-	const char *str[IOT_MAX_STRS];		/* NUL-terminated, NULL if absent */
+	const struct iot_fd *fds;      /* sc->nfd entries */
+	const struct iot_sock *sock;   /* NULL unless IOT_SCF_SOCK */
+	const char *str[IOT_MAX_STRS]; /* NUL-terminated, NULL if absent */
 	const struct iot_str *strh[IOT_MAX_STRS];
 	unsigned int nstr;
 };

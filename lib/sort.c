@@ -13,9 +13,9 @@
 
 #include "lib/sort.h"
 
-#define DIGIT_BITS	11
-#define NDIGITS		((64 + DIGIT_BITS - 1) / DIGIT_BITS)
-#define NBUCKETS	(1u << DIGIT_BITS)
+#define DIGIT_BITS 11
+#define NDIGITS	   ((64 + DIGIT_BITS - 1) / DIGIT_BITS)
+#define NBUCKETS   (1u << DIGIT_BITS)
 
 static unsigned int digit(uint64_t k, unsigned int d)
 {
@@ -110,7 +110,7 @@ static int sort64(uint64_t *key, uint32_t *val, uint32_t *v2, size_t n, uint64_t
 
 int sort__by_key(uint64_t *key, uint32_t *val, size_t n)
 {
-	uint32_t (*hist)[NBUCKETS] = calloc(NDIGITS, sizeof(*hist));
+	uint32_t(*hist)[NBUCKETS] = calloc(NDIGITS, sizeof(*hist));
 	uint32_t *v2 = malloc(n * sizeof(*v2) + 1);
 	uint64_t min = UINT64_MAX, max = 0, span;
 	unsigned int nd = 0;

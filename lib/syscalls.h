@@ -29,7 +29,7 @@ enum sc_arg {
 	SA_FCNTL_CMD,	/* F_* */
 	SA_SOCKFAM,	/* AF_* */
 	SA_SOCKTYPE,	/* SOCK_* */
-	SA_CLONE_FLAGS,	/* CLONE_* */
+	SA_CLONE_FLAGS, /* CLONE_* */
 	SA_ATFLAGS,	/* AT_* */
 	SA_OFF,		/* signed decimal of 64 bits: offsets, lengths */
 	SA_ADDR,	/* an address that is the argument's meaning (mmap, futex): NULL or hex */
@@ -56,12 +56,12 @@ enum sc_arg {
 	SA_FALLOC,	/* FALLOC_FL_* */
 	SA_STATX_MASK,	/* STATX_* */
 	SA_XATTR,	/* XATTR_CREATE, XATTR_REPLACE */
-	SA_CLOSE_RANGE,	/* CLOSE_RANGE_* */
+	SA_CLOSE_RANGE, /* CLOSE_RANGE_* */
 	SA_FUTEX_VAL2,	/* futex's timeout argument: a timeout, or val2 for the requeues */
-	SA_FUTEX_ADDR2,	/* futex's uaddr2: shown by the ops that use it */
+	SA_FUTEX_ADDR2, /* futex's uaddr2: shown by the ops that use it */
 	SA_FUTEX_VAL3,	/* futex's val3: shown by the ops that use it */
 	SA_FCNTL_ARG,	/* fcntl's third argument, as its command reads it */
-	SA_CLONE_STACK,	/* clone's stack: child_stack= */
+	SA_CLONE_STACK, /* clone's stack: child_stack= */
 	SA_CLONE_PTID,	/* clone's parent_tid=, shown with CLONE_PARENT_SETTID or CLONE_PIDFD */
 	SA_CLONE_CTID,	/* clone's child_tidptr=, shown with CLONE_CHILD_SETTID or _CLEARTID */
 	SA_CLONE_TLS,	/* clone's tls=, shown with CLONE_SETTLS */
@@ -71,31 +71,31 @@ enum sc_arg {
 /* What a call does, for analysis and replay. */
 enum sc_class {
 	SC_OTHER = 0,
-	SC_OPEN,	/* creates an fd from a path */
+	SC_OPEN, /* creates an fd from a path */
 	SC_CLOSE,
-	SC_READ,	/* reads bytes from an fd */
-	SC_WRITE,	/* writes bytes to an fd */
+	SC_READ,  /* reads bytes from an fd */
+	SC_WRITE, /* writes bytes to an fd */
 	SC_SEEK,
 	SC_SYNC,
-	SC_META,	/* path or inode metadata: stat, chmod, ... */
-	SC_NAMESPACE,	/* creates/removes/renames names: mkdir, unlink, rename, link */
+	SC_META,      /* path or inode metadata: stat, chmod, ... */
+	SC_NAMESPACE, /* creates/removes/renames names: mkdir, unlink, rename, link */
 	SC_DUP,
-	SC_PIPE,	/* creates an fd pair or event fd */
-	SC_SYNCH,	/* futex, poll, select, epoll waits, sleeps */
+	SC_PIPE,  /* creates an fd pair or event fd */
+	SC_SYNCH, /* futex, poll, select, epoll waits, sleeps */
 	SC_SOCKET,
 	SC_MMAP,
-	SC_PROCESS,	/* clone, fork, exec, exit, wait */
-	SC_URING,	/* io_uring: counted, not replayable */
+	SC_PROCESS, /* clone, fork, exec, exit, wait */
+	SC_URING,   /* io_uring: counted, not replayable */
 };
 
 struct syscall_info {
 	const char *name;
-	int nr;				/* x86_64 number */
+	int nr; /* x86_64 number */
 	uint8_t nargs;
-	uint8_t cls;			/* enum sc_class */
-	uint8_t arg[6];			/* enum sc_arg */
-	const char *argname[6];		/* as in the man page */
-	struct iot_sc_desc desc;	/* what BPF collects */
+	uint8_t cls;		 /* enum sc_class */
+	uint8_t arg[6];		 /* enum sc_arg */
+	const char *argname[6];	 /* as in the man page */
+	struct iot_sc_desc desc; /* what BPF collects */
 };
 
 /* NULL when nr is not one iotrace knows. */
@@ -117,8 +117,8 @@ int syscall__decode(char *buf, size_t len, unsigned int kind, uint64_t v, const 
 /* The return value as strace prints it: "-1 ENOENT (No such file or
  * directory)", mmap's address in hex, fcntl(F_GETFL)'s flags after it.
  * si may be NULL (an unknown call). */
-int syscall__decode_ret(char *buf, size_t len, const struct syscall_info *si,
-			const __u64 *args, int64_t ret);
+int syscall__decode_ret(char *buf, size_t len, const struct syscall_info *si, const __u64 *args,
+			int64_t ret);
 /* Whether strace shows argument i of a call with these arguments: open's mode
  * only when it creates, futex's later arguments only for the ops that read
  * them, fcntl's argument only for the commands that take one. */

@@ -28,12 +28,12 @@
  * more than the file's size, and at -2 a trace still stays well under the
  * 32 bytes an event the format aims for (docs/BENCHMARKS.md has the figures).
  */
-#define TRACE_ZSTD_LVL	(-2)
+#define TRACE_ZSTD_LVL (-2)
 
 struct trace_writer {
 	int fd;
-	int err;		/* sticky: once a write failed, nothing more is written */
-	off_t good_off;		/* end of the last complete block */
+	int err;	/* sticky: once a write failed, nothing more is written */
+	off_t good_off; /* end of the last complete block */
 	size_t block_size;
 	size_t used;
 	uint32_t nrec;
@@ -208,22 +208,22 @@ int trace_writer__free(struct trace_writer *w)
 }
 
 struct trace_reader {
-	const unsigned char *base;	/* whole file */
+	const unsigned char *base; /* whole file */
 	size_t len;
-	size_t off;			/* next block header */
-	void *map;			/* mmap of the file, or NULL for open_mem */
+	size_t off; /* next block header */
+	void *map;  /* mmap of the file, or NULL for open_mem */
 	uint32_t version;
-	uint32_t flags;			/* TRACE_F_* of the file header */
+	uint32_t flags; /* TRACE_F_* of the file header */
 	uint64_t blocks;
-	unsigned char *raw;		/* current inflated block */
+	unsigned char *raw; /* current inflated block */
 	size_t raw_cap;
 	size_t raw_len;
 	size_t raw_off;
-	uint32_t nrec;			/* records the block header promised */
-	uint32_t nread;			/* records handed out of the block */
-	z_stream zs;			/* raw inflate, reused block after block */
+	uint32_t nrec;	/* records the block header promised */
+	uint32_t nread; /* records handed out of the block */
+	z_stream zs;	/* raw inflate, reused block after block */
 	bool zs_ready;
-	ZSTD_DCtx *zd;			/* zstd context, reused likewise */
+	ZSTD_DCtx *zd; /* zstd context, reused likewise */
 	bool done;
 	char errbuf[128];
 	const char *err;
@@ -330,7 +330,7 @@ static int reader_stop(struct trace_reader *r, const char *what, uint64_t blk)
  * included, was checked before, and the records are checked one by one.
  */
 static int reader_inflate(struct trace_reader *r, const unsigned char *data, uint32_t len,
-			   uint32_t raw_len)
+			  uint32_t raw_len)
 {
 	int ret;
 
@@ -356,7 +356,7 @@ static int reader_inflate(struct trace_reader *r, const unsigned char *data, uin
 /* Decompresses one block's bytes into r->raw: 0, or -1 when they do not come
  * out as exactly raw_len bytes. */
 static int reader_decode(struct trace_reader *r, const unsigned char *data, uint32_t len,
-			  uint32_t raw_len)
+			 uint32_t raw_len)
 {
 	if (!(r->flags & TRACE_F_ZSTD))
 		return reader_inflate(r, data, len, raw_len);

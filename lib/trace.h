@@ -12,34 +12,34 @@
 #include <stdint.h>
 #include "include/iotrace_abi.h"
 
-#define TRACE_MAGIC		"IOTRACE\0"
-#define TRACE_BLOCK_MAGIC	0x424f4949u	/* "IIOB" little-endian */
-#define TRACE_BLOCK_DEFAULT	(1u << 20)	/* raw bytes per block */
-#define TRACE_BLOCK_MAX		(16u << 20)	/* readers refuse larger blocks */
+#define TRACE_MAGIC	    "IOTRACE\0"
+#define TRACE_BLOCK_MAGIC   0x424f4949u /* "IIOB" little-endian */
+#define TRACE_BLOCK_DEFAULT (1u << 20)	/* raw bytes per block */
+#define TRACE_BLOCK_MAX	    (16u << 20) /* readers refuse larger blocks */
 
 /* struct trace_file_hdr.flags */
-#define TRACE_F_ZSTD		0x1u	/* blocks are zstd frames, else zlib streams */
-#define TRACE_F_KNOWN		TRACE_F_ZSTD
+#define TRACE_F_ZSTD  0x1u /* blocks are zstd frames, else zlib streams */
+#define TRACE_F_KNOWN TRACE_F_ZSTD
 
 /* On-disk file header, 32 bytes, little-endian. */
 struct trace_file_hdr {
-	char magic[8];		/* TRACE_MAGIC */
-	__u32 version;		/* IOT_FORMAT_VERSION of the records */
-	__u32 hdr_size;		/* sizeof(struct trace_file_hdr) */
-	__u32 block_size;	/* raw bytes the writer put in a block at most */
-	__u32 flags;		/* TRACE_F_*: how the blocks are compressed */
+	char magic[8];	  /* TRACE_MAGIC */
+	__u32 version;	  /* IOT_FORMAT_VERSION of the records */
+	__u32 hdr_size;	  /* sizeof(struct trace_file_hdr) */
+	__u32 block_size; /* raw bytes the writer put in a block at most */
+	__u32 flags;	  /* TRACE_F_*: how the blocks are compressed */
 	__u64 reserved;
 };
 
 /* On-disk block header, 32 bytes, precedes comp_len bytes of compressed data. */
 struct trace_block_hdr {
-	__u32 magic;		/* TRACE_BLOCK_MAGIC */
-	__u32 seq;		/* 0, 1, 2, ... */
-	__u32 raw_len;		/* bytes of records once inflated */
-	__u32 comp_len;		/* bytes of compressed data that follow */
-	__u32 nrec;		/* records in the block */
-	__u32 crc;		/* crc32 of the compressed bytes */
-	__u32 hdr_crc;		/* crc32 of the 24 bytes above */
+	__u32 magic;	/* TRACE_BLOCK_MAGIC */
+	__u32 seq;	/* 0, 1, 2, ... */
+	__u32 raw_len;	/* bytes of records once inflated */
+	__u32 comp_len; /* bytes of compressed data that follow */
+	__u32 nrec;	/* records in the block */
+	__u32 crc;	/* crc32 of the compressed bytes */
+	__u32 hdr_crc;	/* crc32 of the 24 bytes above */
 	__u32 pad;
 };
 
@@ -49,10 +49,10 @@ _Static_assert(sizeof(struct trace_block_hdr) == 32, "trace_block_hdr");
 struct trace_writer;
 
 struct trace_writer_stats {
-	uint64_t records;	/* records appended */
-	uint64_t raw_bytes;	/* record bytes appended */
-	uint64_t file_bytes;	/* bytes written to the file, headers included */
-	uint64_t blocks;	/* blocks written */
+	uint64_t records;    /* records appended */
+	uint64_t raw_bytes;  /* record bytes appended */
+	uint64_t file_bytes; /* bytes written to the file, headers included */
+	uint64_t blocks;     /* blocks written */
 };
 
 /*

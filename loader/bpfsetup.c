@@ -26,8 +26,8 @@ struct capture {
 };
 
 struct optional_tp {
-	const char *tp;		/* tracepoint, as btf_trace_<tp> */
-	const char *lost;	/* what the trace lacks without it */
+	const char *tp;	  /* tracepoint, as btf_trace_<tp> */
+	const char *lost; /* what the trace lacks without it */
 };
 
 static const struct optional_tp optional[] = {
@@ -51,9 +51,8 @@ static struct bpf_program *prog_for_tp(struct iotrace_bpf *skel, const char *tp)
 	char sec[128];
 
 	snprintf(sec, sizeof(sec), "tp_btf/%s", tp);
-	bpf_object__for_each_program(p, skel->obj)
-		if (!strcmp(bpf_program__section_name(p), sec))
-			return p;
+	bpf_object__for_each_program(
+		p, skel->obj) if (!strcmp(bpf_program__section_name(p), sec)) return p;
 	return NULL;
 }
 
@@ -149,7 +148,8 @@ struct capture *capture__new(const struct capture_opts *opts)
 	c->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	/* batches small enough that a small ring still takes several */
 	c->skel->rodata->batch_limit = opts->ring_bytes / 8 < IOT_BATCH_SZ - IOT_BATCH_ROOM ?
-				       opts->ring_bytes / 8 : IOT_BATCH_SZ - IOT_BATCH_ROOM;
+					       opts->ring_bytes / 8 :
+					       IOT_BATCH_SZ - IOT_BATCH_ROOM;
 	bpf_map__set_max_entries(c->skel->maps.events, opts->ring_bytes);
 	if (!choose_programs(c->skel)) {
 		e = -ENOTSUP;

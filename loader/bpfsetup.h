@@ -12,7 +12,7 @@ struct capture;
 
 struct capture_opts {
 	bool follow_children;
-	size_t ring_bytes;	/* power of two, multiple of the page size */
+	size_t ring_bytes; /* power of two, multiple of the page size */
 };
 
 /* Loads and attaches everything; NULL with errno set and the reason logged.

@@ -23,7 +23,7 @@
 #include "loader/bpfsetup.h"
 #include "loader/calib.h"
 
-#define CALIB_CALLS	2000
+#define CALIB_CALLS 2000
 
 /* Says it is ready, then waits for the go without a traced call (none may
  * be in progress when it enters the filter), makes the calls and leaves. */
@@ -44,8 +44,8 @@ static void calib_child(int *flag)
 int calib__run(struct calib *k, struct capture *cap)
 {
 	/* [0]: the child is ready, [1]: go */
-	int *flag = mmap(NULL, 2 * sizeof(int), PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int *flag = mmap(NULL, 2 * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			 -1, 0);
 	int e = 0, status;
 	pid_t pid;
 

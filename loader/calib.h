@@ -12,9 +12,9 @@
 struct capture;
 
 struct calib {
-	pid_t pid;		/* the calibration child, 0 when none ran */
-	uint32_t n;		/* its calls seen so far */
-	uint64_t *cpu;		/* their cpu_ns */
+	pid_t pid;     /* the calibration child, 0 when none ran */
+	uint32_t n;    /* its calls seen so far */
+	uint64_t *cpu; /* their cpu_ns */
 };
 
 /* Runs the calibration child traced until it exits; its records are then in

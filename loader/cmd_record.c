@@ -34,8 +34,8 @@
 #include "loader/spawn.h"
 #include "loader/status.h"
 
-#define FLUSH_NS	1000000000ull	/* a killed recorder loses at most this much */
-#define POLL_MS		100
+#define FLUSH_NS 1000000000ull /* a killed recorder loses at most this much */
+#define POLL_MS	 100
 
 struct recorder {
 	struct capture *cap;
@@ -43,23 +43,23 @@ struct recorder {
 	struct trace_writer *w;
 	struct output out;
 	struct status status;
-	struct pidset live;	/* traced processes still alive */
+	struct pidset live; /* traced processes still alive */
 	struct spawn child;
-	bool have_child;	/* started and not reaped yet */
-	bool child_done;	/* reaped: child_status is its wait status */
+	bool have_child; /* started and not reaped yet */
+	bool child_done; /* reaped: child_status is its wait status */
 	int child_status;
-	uint64_t records;	/* records of kernel origin */
-	uint64_t events;	/* of them, system calls: what every command calls events */
-	uint64_t first_ts, last_end;	/* the events' span: first enter, last end */
-	struct calib calib;	/* its child's records are kept out of the trace */
-	struct linksnap links;	/* paths whose symlink chains are in the trace */
-	uint64_t loss_base[IOT_LOSS_NR];	/* the calibration's, not the trace's */
+	uint64_t records;	     /* records of kernel origin */
+	uint64_t events;	     /* of them, system calls: what every command calls events */
+	uint64_t first_ts, last_end; /* the events' span: first enter, last end */
+	struct calib calib;	     /* its child's records are kept out of the trace */
+	struct linksnap links;	     /* paths whose symlink chains are in the trace */
+	uint64_t loss_base[IOT_LOSS_NR]; /* the calibration's, not the trace's */
 	int write_err;
 	uint64_t start_ns;
 };
 
 static volatile sig_atomic_t stop_requested;
-static volatile sig_atomic_t forwarded;	/* a stop signal went on to the command */
+static volatile sig_atomic_t forwarded; /* a stop signal went on to the command */
 static volatile pid_t forward_pid;	/* the -- CMD child while it can be signalled */
 
 /*
@@ -130,8 +130,11 @@ static int write_meta(struct recorder *r, const struct record_opts *o, int argc,
 static int add_target(struct recorder *r, pid_t pid, uint32_t reason)
 {
 	struct iot_target t = {
-		.hdr = { .ts = mono_ns(CLOCK_MONOTONIC), .pid = pid, .tid = pid,
-			 .type = IOT_REC_TARGET, .size = sizeof(t) },
+		.hdr = { .ts = mono_ns(CLOCK_MONOTONIC),
+			 .pid = pid,
+			 .tid = pid,
+			 .type = IOT_REC_TARGET,
+			 .size = sizeof(t) },
 		.reason = reason,
 	};
 	int e;
@@ -173,7 +176,7 @@ static int attach_pids(struct recorder *r, struct record_opts *o)
 	for (size_t i = 0; i < o->targets.n; i++) {
 		pid_t pid = o->targets.pids[i];
 
-		if (pid == getpid())	/* never trace ourselves: the trace would feed itself */
+		if (pid == getpid()) /* never trace ourselves: the trace would feed itself */
 			continue;
 		e = add_target(r, pid, i < nnamed ? IOT_TARGET_PID : IOT_TARGET_CHILD);
 		if (e)
@@ -258,7 +261,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		const struct iot_hdr *h = data;
 
 		if (h->size > size || h->size < sizeof(*h) || h->size % 8)
-			return 0;	/* cannot happen short of a BPF bug: skip, do not stop */
+			return 0; /* cannot happen short of a BPF bug: skip, do not stop */
 		data = (char *)data + h->size;
 		size -= h->size;
 		if (calib__take(&r->calib, h))
@@ -339,8 +342,10 @@ static void drain_seq_ends(struct recorder *r)
 	ring_buffer__consume(r->rb);
 	for (size_t i = 0; i < n; i++) {
 		struct iot_seqend_val v;
-		struct iot_seqend e = { .hdr = { .ts = mono_ns(CLOCK_MONOTONIC), .tid = keys[i],
-						 .type = IOT_REC_SEQEND, .size = sizeof(e) } };
+		struct iot_seqend e = { .hdr = { .ts = mono_ns(CLOCK_MONOTONIC),
+						 .tid = keys[i],
+						 .type = IOT_REC_SEQEND,
+						 .size = sizeof(e) } };
 
 		if (bpf_map_lookup_elem(fd, &keys[i], &v))
 			continue;
@@ -379,7 +384,8 @@ static void recorder_status(struct recorder *r, uint64_t now)
 	if (!r->status.on || now < r->status.next_ns)
 		return;
 	trace_writer__stats(r->w, &ws);
-	c = (struct status_counts){ .events = r->events, .lost = recorder_lost(r),
+	c = (struct status_counts){ .events = r->events,
+				    .lost = recorder_lost(r),
 				    .bytes = ws.file_bytes };
 	status__tick(&r->status, now, &c);
 }
@@ -441,8 +447,7 @@ static int write_stats(struct recorder *r)
 {
 	struct trace_writer_stats ws;
 	struct iot_stats s = {
-		.hdr = { .ts = mono_ns(CLOCK_MONOTONIC), .type = IOT_REC_STATS,
-			 .size = sizeof(s) },
+		.hdr = { .ts = mono_ns(CLOCK_MONOTONIC), .type = IOT_REC_STATS, .size = sizeof(s) },
 	};
 
 	recorder_loss(r, (uint64_t *)s.loss);
@@ -479,7 +484,8 @@ static void summary(struct recorder *r, const char *out, bool cmd)
 	/* under -- CMD the one such call is the child's wait for its release */
 	if (loss[IOT_LOSS_NO_ENTER] && !cmd)
 		info("%llu calls were already in progress at the attach (recorded without "
-		     "their start)", (unsigned long long)loss[IOT_LOSS_NO_ENTER]);
+		     "their start)",
+		     (unsigned long long)loss[IOT_LOSS_NO_ENTER]);
 	if (loss[IOT_LOSS_STR_TRUNC] || loss[IOT_LOSS_STR_FAULT])
 		warn("%llu path strings cut, %llu unreadable",
 		     (unsigned long long)loss[IOT_LOSS_STR_TRUNC],
@@ -496,7 +502,8 @@ static int child_exit(const struct recorder *r, const char *name)
 		return EXIT_OK;
 	}
 	if (WIFSIGNALED(st)) {
-		info("%s was killed by signal %d (%s)", name, WTERMSIG(st), strsignal(WTERMSIG(st)));
+		info("%s was killed by signal %d (%s)", name, WTERMSIG(st),
+		     strsignal(WTERMSIG(st)));
 		return 128 + WTERMSIG(st);
 	}
 	if (WIFEXITED(st) && WEXITSTATUS(st))

@@ -60,14 +60,22 @@ static size_t read_link(const char *path, char *buf, size_t cap)
 static uint16_t ftype_of_mode(mode_t m)
 {
 	switch (m & S_IFMT) {
-	case S_IFREG: return IOT_FT_REG;
-	case S_IFDIR: return IOT_FT_DIR;
-	case S_IFIFO: return IOT_FT_FIFO;
-	case S_IFSOCK: return IOT_FT_SOCK;
-	case S_IFCHR: return IOT_FT_CHR;
-	case S_IFBLK: return IOT_FT_BLK;
-	case S_IFLNK: return IOT_FT_LNK;
-	case 0: return IOT_FT_ANON;
+	case S_IFREG:
+		return IOT_FT_REG;
+	case S_IFDIR:
+		return IOT_FT_DIR;
+	case S_IFIFO:
+		return IOT_FT_FIFO;
+	case S_IFSOCK:
+		return IOT_FT_SOCK;
+	case S_IFCHR:
+		return IOT_FT_CHR;
+	case S_IFBLK:
+		return IOT_FT_BLK;
+	case S_IFLNK:
+		return IOT_FT_LNK;
+	case 0:
+		return IOT_FT_ANON;
 	}
 	return IOT_FT_OTHER;
 }
@@ -187,7 +195,7 @@ static int snap_fd(struct trace_writer *w, pid_t pid, int fd, uint64_t ts, bool 
 	}
 	read_fdinfo(pid, fd, &s->f);
 	if (pre_exec && (s->f.flags & O_CLOEXEC))
-		return 0;	/* the exec about to happen closes it */
+		return 0; /* the exec about to happen closes it */
 	s->nstr = 1;
 	rec__put_str(buf, &off, sizeof(buf), 0, target, n);
 	return finish(w, buf, off);

@@ -7,7 +7,7 @@
 
 struct spawn {
 	pid_t pid;
-	int err_fd;	/* the child writes its exec errno here; EOF means exec worked */
+	int err_fd; /* the child writes its exec errno here; EOF means exec worked */
 };
 
 /* Forks a child that stops itself before exec.  0 or -errno. */

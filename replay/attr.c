@@ -68,8 +68,10 @@ static int64_t attr_on_fd(const struct rp_op *op, int fd, bool opath)
 	case RP_ATTR_MODE:
 		return sys_res(opath ? fchmodat(AT_FDCWD, self, op->a[1] & 07777, 0) :
 				       fchmod(fd, op->a[1] & 07777));
-	case RP_ATTR_OWNER: return sys_res(fchownat(fd, "", op->a[1], op->a[2], AT_EMPTY_PATH));
-	default: return sys_res(opath ? utimensat(AT_FDCWD, self, NULL, 0) : futimens(fd, NULL));
+	case RP_ATTR_OWNER:
+		return sys_res(fchownat(fd, "", op->a[1], op->a[2], AT_EMPTY_PATH));
+	default:
+		return sys_res(opath ? utimensat(AT_FDCWD, self, NULL, 0) : futimens(fd, NULL));
 	}
 }
 

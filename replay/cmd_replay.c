@@ -161,25 +161,50 @@ static int replay_opts(int argc, char **argv, struct rp_opts *o)
 
 	while (!err && (c = cliopt__next("replay", argc, argv, "h", lo)) != -1) {
 		switch (c) {
-		case 'r': o->root = optarg; break;
+		case 'r':
+			o->root = optarg;
+			break;
 		case 'a':
-		case 'n': err = replay_timing(o, c, &timing); break;
+		case 'n':
+			err = replay_timing(o, c, &timing);
+			break;
 		case 's':
 			err = replay_timing(o, c, &timing);
 			if (!err)
 				err = replay_speed(optarg, o);
 			break;
-		case 'O': err = replay_order(optarg, &o->order); break;
-		case 'R': o->report = optarg; break;
-		case 'L': o->timeline = optarg; break;
-		case 'P': o->prepare_only = true; break;
-		case 'T': err = replay_stall(optarg, o); break;
-		case 'N': o->progress = false; break;
-		case 'U': o->user = optarg; break;
-		case 'D': err = replay_devroot(optarg, o); break;
-		case 'S': err = replay_settle(optarg, o); break;
-		case 'h': replay_usage(stdout); return 1;
-		default: return -EINVAL;
+		case 'O':
+			err = replay_order(optarg, &o->order);
+			break;
+		case 'R':
+			o->report = optarg;
+			break;
+		case 'L':
+			o->timeline = optarg;
+			break;
+		case 'P':
+			o->prepare_only = true;
+			break;
+		case 'T':
+			err = replay_stall(optarg, o);
+			break;
+		case 'N':
+			o->progress = false;
+			break;
+		case 'U':
+			o->user = optarg;
+			break;
+		case 'D':
+			err = replay_devroot(optarg, o);
+			break;
+		case 'S':
+			err = replay_settle(optarg, o);
+			break;
+		case 'h':
+			replay_usage(stdout);
+			return 1;
+		default:
+			return -EINVAL;
 		}
 	}
 	if (err)

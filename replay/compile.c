@@ -92,7 +92,7 @@ static int plan_order(struct rp_plan *p, enum rp_order order)
 		struct rp_op *op = &p->ops[i];
 
 		if (order != RO_CAUSAL)
-			op->ndeps = 0;	/* think included: //TRACE's baseline knows no deps */
+			op->ndeps = 0; /* think included: //TRACE's baseline knows no deps */
 		if (order == RO_TEMPORAL && i)
 			err = plan_add_dep(op, (i - 1) | RP_DEP_START);
 	}
@@ -118,11 +118,11 @@ static void plan_times(struct rp_plan *p)
 static bool futex_may_block(int64_t op)
 {
 	switch (op & 127) { /* without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME */
-	case 0:	 /* FUTEX_WAIT */
-	case 6:	 /* FUTEX_LOCK_PI */
-	case 9:	 /* FUTEX_WAIT_BITSET */
-	case 11: /* FUTEX_WAIT_REQUEUE_PI */
-	case 13: /* FUTEX_LOCK_PI2 */
+	case 0:		    /* FUTEX_WAIT */
+	case 6:		    /* FUTEX_LOCK_PI */
+	case 9:		    /* FUTEX_WAIT_BITSET */
+	case 11:	    /* FUTEX_WAIT_REQUEUE_PI */
+	case 13:	    /* FUTEX_LOCK_PI2 */
 		return true;
 	default:
 		return false;
@@ -225,8 +225,8 @@ static bool futex_broadcast(const struct rp_op *op)
 {
 	int64_t cmd = op->a[0] & 127;
 
-	return op->kind == RK_WAIT && op->a[0] >= 0 && (cmd == 1 || cmd == 10) /* WAKE(_BITSET) */ &&
-	       op->a[1] > 1 && op->ret > 0;
+	return op->kind == RK_WAIT && op->a[0] >= 0 &&
+	       (cmd == 1 || cmd == 10) /* WAKE(_BITSET) */ && op->a[1] > 1 && op->ret > 0;
 }
 
 /*
@@ -258,8 +258,8 @@ static uint32_t plan_rendezvous(struct rp_plan *p)
 		for (uint32_t k = 0; k < w->ndeps; k++) {
 			struct rp_op *x = &p->ops[w->deps[k] & ~RP_DEP_START];
 
-			if (w->deps[k] & RP_DEP_START || !futex_broadcast(x) || x->tidx == w->tidx ||
-			    w->ts >= x->ts)
+			if (w->deps[k] & RP_DEP_START || !futex_broadcast(x) ||
+			    x->tidx == w->tidx || w->ts >= x->ts)
 				continue;
 			if (plan_add_dep(x, i | RP_DEP_START))
 				return added; /* out of memory: fewer rendezvous */
@@ -292,7 +292,8 @@ static void plan_rendezvous_counts(struct rp_plan *p)
 		for (uint32_t k = 0; k < x->ndeps; k++) {
 			struct rp_op *w = &p->ops[x->deps[k] & ~RP_DEP_START];
 
-			if (!(x->deps[k] & RP_DEP_START) || !w->arrive_waited || w->rdv_wake != RP_NONE)
+			if (!(x->deps[k] & RP_DEP_START) || !w->arrive_waited ||
+			    w->rdv_wake != RP_NONE)
 				continue;
 			w->rdv_wake = i;
 			x->rdv_n++;

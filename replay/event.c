@@ -293,8 +293,12 @@ static void ev_names(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a,
 		op->path = arg_path(p, op, ev, "pathname");
 		op->a[0] = arg_int(a, "bufsiz", 4096);
 		break;
-	case RK_STAT: ev_stat(p, op, ev, a, call); break;
-	default: ev_open(p, op, ev, a, call); break;
+	case RK_STAT:
+		ev_stat(p, op, ev, a, call);
+		break;
+	default:
+		ev_open(p, op, ev, a, call);
+		break;
 	}
 }
 
@@ -340,7 +344,8 @@ static void ev_fds(struct rp_op *op, json_t *a, const char *call)
 		op->a[1] = arg_int(a, "type", 0);
 		op->a[2] = arg_int(a, "protocol", 0);
 		return;
-	default: return;
+	default:
+		return;
 	}
 }
 
@@ -374,7 +379,9 @@ static void ev_fdcalls(struct rp_op *op, json_t *a)
 		op->a[1] = arg_int(a, "offset", 0);
 		op->a[2] = arg_int(a, "flags", 0);
 		return;
-	case RK_FTRUNCATE: op->a[1] = arg_int(a, "length", 0); return;
+	case RK_FTRUNCATE:
+		op->a[1] = arg_int(a, "length", 0);
+		return;
 	case RK_READAHEAD:
 		op->a[0] = arg_int(a, "count", 0);
 		op->a[1] = arg_int(a, "offset", 0);
@@ -385,7 +392,8 @@ static void ev_fdcalls(struct rp_op *op, json_t *a)
 		op->a[1] = arg_int(a, "offset", 0);
 		op->a[2] = arg_int(a, "mode", arg_int(a, "advice", 0));
 		return;
-	default: return;
+	default:
+		return;
 	}
 }
 
@@ -426,7 +434,9 @@ static void ev_sock(struct rp_op *op, json_t *ev, json_t *a, const char *call)
 			op->a[0] = op->ret;
 		op->a[1] = arg_int(a, "flags", 0);
 		return;
-	default: op->a[0] = arg_int(a, "how", 0); return;
+	default:
+		op->a[0] = arg_int(a, "how", 0);
+		return;
 	}
 }
 
@@ -489,7 +499,9 @@ static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char 
 	case RK_WRITE:
 	case RK_PREAD:
 	case RK_PWRITE:
-	case RK_GETDENTS: ev_fd_io(op, a); break;
+	case RK_GETDENTS:
+		ev_fd_io(op, a);
+		break;
 	case RK_WAIT:
 		op->a[0] = arg_int(a, "futex_op", -1);
 		op->a[1] = arg_int(a, "val", 0);
@@ -497,7 +509,9 @@ static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char 
 	case RK_READV:
 	case RK_WRITEV:
 	case RK_PREADV:
-	case RK_PWRITEV: ev_vec_io(op, a); break;
+	case RK_PWRITEV:
+		ev_vec_io(op, a);
+		break;
 	case RK_OPEN:
 	case RK_MKDIR:
 	case RK_UNLINK:
@@ -507,16 +521,24 @@ static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char 
 	case RK_TRUNCATE:
 	case RK_ACCESS:
 	case RK_READLINK:
-	case RK_STAT: ev_names(p, op, ev, a, call); break;
+	case RK_STAT:
+		ev_names(p, op, ev, a, call);
+		break;
 	case RK_DUP:
 	case RK_DUP2:
 	case RK_PIPE:
 	case RK_EVENTFD:
-	case RK_SOCKETPAIR: ev_fds(op, a, call); break;
+	case RK_SOCKETPAIR:
+		ev_fds(op, a, call);
+		break;
 	case RK_MMAP:
 	case RK_MUNMAP:
-	case RK_MSYNC: ev_mem(op, a); break;
-	case RK_ATTR: ev_attr(p, op, ev, a, call); break;
+	case RK_MSYNC:
+		ev_mem(op, a);
+		break;
+	case RK_ATTR:
+		ev_attr(p, op, ev, a, call);
+		break;
 	case RK_CLOSE_RANGE:
 		op->a[0] = arg_int(a, "first", 0);
 		op->a[1] = arg_int(a, "last", 0);
@@ -529,7 +551,9 @@ static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char 
 	case RK_ACCEPT:
 	case RK_SEND:
 	case RK_RECV:
-	case RK_SHUTDOWN: ev_sock(op, ev, a, call); break;
+	case RK_SHUTDOWN:
+		ev_sock(op, ev, a, call);
+		break;
 	case RK_SENDFILE:
 		op->fd = arg_fd(a, "out_fd");
 		op->fd2 = arg_fd(a, "in_fd");
@@ -537,7 +561,8 @@ static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char 
 		/* *offset is not recorded: where the file position was is the
 		 * best guess (nginx passes an offset, from 0 for a whole file) */
 		op->a[1] = arg_int(a, "offset", 0) ?
-				   arg_int(json_object_get(a, "in_fd"), "pos", 0) : -1;
+				   arg_int(json_object_get(a, "in_fd"), "pos", 0) :
+				   -1;
 		break;
 	case RK_CLOSE:
 	case RK_FSTAT:
@@ -549,8 +574,11 @@ static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char 
 	case RK_FTRUNCATE:
 	case RK_FALLOCATE:
 	case RK_FADVISE:
-	case RK_READAHEAD: ev_fdcalls(op, a); break;
-	default: break;
+	case RK_READAHEAD:
+		ev_fdcalls(op, a);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -569,8 +597,7 @@ static const char *ev_deps(struct rp_op *op, json_t *ev)
 	op->deps = calloc(json_array_size(d), sizeof(*op->deps));
 	if (!op->deps)
 		return "out of memory";
-	json_array_foreach(d, i, o)
-	{
+	json_array_foreach(d, i, o) {
 		json_t *id = json_object_get(o, "id");
 
 		if (!json_is_integer(id) || json_integer_value(id) < 0 ||
@@ -617,11 +644,14 @@ static const char *ev_pages(struct rp_op *op, json_t *ev)
 		int64_t n = arg_int(pg, "n", 0), index = arg_int(pg, "index", -1);
 
 		if (!kind || n <= 0 || n > 1024 || index < 0)
-			continue;	/* nothing sensible to touch */
-		op->touch[op->ntouch++] = (struct rp_touch){
-			.ino = arg_int(pg, "ino", 0), .dev = arg_int(pg, "dev", 0),
-			.index = index, .npages = n, .slot = RP_NONE,
-			.dirty = !strcmp(kind, "dirty"), .write = !strcmp(kind, "dirty") };
+			continue; /* nothing sensible to touch */
+		op->touch[op->ntouch++] = (struct rp_touch){ .ino = arg_int(pg, "ino", 0),
+							     .dev = arg_int(pg, "dev", 0),
+							     .index = index,
+							     .npages = n,
+							     .slot = RP_NONE,
+							     .dirty = !strcmp(kind, "dirty"),
+							     .write = !strcmp(kind, "dirty") };
 		op->touch[op->ntouch - 1].write |= !strcmp(kind, "fault");
 	}
 	return NULL;
@@ -652,7 +682,8 @@ static void ev_sock_id(struct rp_op *op, json_t *ev)
 	const char *type;
 
 	fd = json_object_get(a, json_object_get(a, "sockfd") ? "sockfd" :
-				json_object_get(a, "out_fd") ? "out_fd" : "fd");
+				json_object_get(a, "out_fd") ? "out_fd" :
+							       "fd");
 	type = json_string_value(json_object_get(fd, "type"));
 	if (op->kind == RK_ACCEPT)
 		op->sino = op->ret >= 0 ? json_integer_value(json_object_get(so, "ino")) : 0;

@@ -29,13 +29,13 @@
 #include "replay/replay.h"
 #include "replay/run.h"
 
-#define SPIN_NS 20000		/* spin on a dep this long before sleeping, CPUs to spare */
-#define SPIN_MIN 64		/* pause iterations before a futex in any case */
-#define OVERSLEEP_NS 60000	/* first guess at how late a timed sleep wakes */
-#define OVERSLEEP_MAX 500000	/* never spin longer than this after a sleep */
-#define OFFCPU_GAP_NS 5000	/* a gap in a spin's clock reads this long: off the CPU */
-#define OVH_MAX 5000		/* cap on the measured per-call overhead */
-#define PACING_NS 1000000	/* report a compute or hold this long to the stall watch */
+#define SPIN_NS	      20000   /* spin on a dep this long before sleeping, CPUs to spare */
+#define SPIN_MIN      64      /* pause iterations before a futex in any case */
+#define OVERSLEEP_NS  60000   /* first guess at how late a timed sleep wakes */
+#define OVERSLEEP_MAX 500000  /* never spin longer than this after a sleep */
+#define OFFCPU_GAP_NS 5000    /* a gap in a spin's clock reads this long: off the CPU */
+#define OVH_MAX	      5000    /* cap on the measured per-call overhead */
+#define PACING_NS     1000000 /* report a compute or hold this long to the stall watch */
 
 static struct exec {
 	struct rp_plan *p;
@@ -282,7 +282,7 @@ static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t)
  * time, as recorded (spin_oncpu).  Returns when the compute ends: the call's
  * intended issue time, if no dep is later. */
 static uint64_t exec_compute(struct rp_thread *t, const struct rp_op *op, struct rp_clock *c,
-			      uint64_t *spun)
+			     uint64_t *spun)
 {
 	uint64_t want = c->end + (uint64_t)(op->compute / ex.speed), now, off = 0;
 
@@ -355,7 +355,7 @@ static uint64_t exec_hold_cut(struct rp_plan *p, const struct rp_op *cut, uint64
  * trace cannot explain (plan_holds), last at least their recorded duration
  * from the intended issue. */
 static void exec_hold(struct rp_plan *p, struct rp_thread *t, const struct rp_op *op,
-		       struct rp_clock *c, uint64_t want)
+		      struct rp_clock *c, uint64_t want)
 {
 	uint64_t start, until = want + (uint64_t)(op->dur / ex.speed);
 
@@ -389,7 +389,7 @@ static void rdv_arrive(struct rp_op *x, uint64_t now)
  * for that, as the application's early arriver slept in the barrier, and
  * makes no call. */
 static void exec_released(struct rp_plan *p, struct rp_thread *t, struct rp_op *op,
-			   struct rp_clock *c, uint64_t spun)
+			  struct rp_clock *c, uint64_t spun)
 {
 	uint64_t now;
 

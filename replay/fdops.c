@@ -119,20 +119,37 @@ static int64_t fd_io(struct rp_thread *t, const struct rp_op *op, int fd, uint8_
 	ssize_t r;
 
 	switch (op->kind) {
-	case RK_READ: r = syscall(SYS_read, fd, iov.iov_base, iov.iov_len); break;
-	case RK_WRITE: r = syscall(SYS_write, fd, iov.iov_base, iov.iov_len); break;
+	case RK_READ:
+		r = syscall(SYS_read, fd, iov.iov_base, iov.iov_len);
+		break;
+	case RK_WRITE:
+		r = syscall(SYS_write, fd, iov.iov_base, iov.iov_len);
+		break;
 	case RK_PREAD:
 		if (fl & RP_FL_DIO_MASK)
 			return fd_dio_pread(t, op, fd, fl);
 		r = syscall(SYS_pread64, fd, iov.iov_base, iov.iov_len, op->a[1]);
 		break;
-	case RK_PWRITE: r = syscall(SYS_pwrite64, fd, iov.iov_base, iov.iov_len, op->a[1]); break;
-	case RK_READV: r = readv(fd, &iov, 1); break;
-	case RK_WRITEV: r = writev(fd, &iov, 1); break;
-	case RK_PREADV: r = preadv2(fd, &iov, 1, op->a[1], op->a[2]); break;
-	case RK_PWRITEV: r = pwritev2(fd, &iov, 1, op->a[1], op->a[2]); break;
-	case RK_GETDENTS: r = syscall(SYS_getdents64, fd, iov.iov_base, iov.iov_len); break;
-	default: return RP_SKIPPED;
+	case RK_PWRITE:
+		r = syscall(SYS_pwrite64, fd, iov.iov_base, iov.iov_len, op->a[1]);
+		break;
+	case RK_READV:
+		r = readv(fd, &iov, 1);
+		break;
+	case RK_WRITEV:
+		r = writev(fd, &iov, 1);
+		break;
+	case RK_PREADV:
+		r = preadv2(fd, &iov, 1, op->a[1], op->a[2]);
+		break;
+	case RK_PWRITEV:
+		r = pwritev2(fd, &iov, 1, op->a[1], op->a[2]);
+		break;
+	case RK_GETDENTS:
+		r = syscall(SYS_getdents64, fd, iov.iov_base, iov.iov_len);
+		break;
+	default:
+		return RP_SKIPPED;
 	}
 	return sys_res(r);
 }
@@ -143,17 +160,38 @@ static int64_t fd_misc(const struct rp_op *op, int fd)
 	long r;
 
 	switch (op->kind) {
-	case RK_LSEEK: r = lseek(fd, op->a[1], op->a[2]); break;
-	case RK_FSYNC: r = fsync(fd); break;
-	case RK_FDATASYNC: r = fdatasync(fd); break;
-	case RK_SYNCFS: r = syncfs(fd); break;
-	case RK_SYNC_RANGE: r = sync_file_range(fd, op->a[1], op->a[0], op->a[2]); break;
-	case RK_FTRUNCATE: r = ftruncate(fd, op->a[1]); break;
-	case RK_FALLOCATE: r = fallocate(fd, op->a[2], op->a[1], op->a[0]); break;
-	case RK_FSTAT: r = fstat(fd, &st); break;
-	case RK_FADVISE: r = posix_fadvise(fd, op->a[1], op->a[0], op->a[2]); return -(int64_t)r;
-	case RK_READAHEAD: r = readahead(fd, op->a[1], op->a[0]); break;
-	default: return RP_SKIPPED;
+	case RK_LSEEK:
+		r = lseek(fd, op->a[1], op->a[2]);
+		break;
+	case RK_FSYNC:
+		r = fsync(fd);
+		break;
+	case RK_FDATASYNC:
+		r = fdatasync(fd);
+		break;
+	case RK_SYNCFS:
+		r = syncfs(fd);
+		break;
+	case RK_SYNC_RANGE:
+		r = sync_file_range(fd, op->a[1], op->a[0], op->a[2]);
+		break;
+	case RK_FTRUNCATE:
+		r = ftruncate(fd, op->a[1]);
+		break;
+	case RK_FALLOCATE:
+		r = fallocate(fd, op->a[2], op->a[1], op->a[0]);
+		break;
+	case RK_FSTAT:
+		r = fstat(fd, &st);
+		break;
+	case RK_FADVISE:
+		r = posix_fadvise(fd, op->a[1], op->a[0], op->a[2]);
+		return -(int64_t)r;
+	case RK_READAHEAD:
+		r = readahead(fd, op->a[1], op->a[0]);
+		break;
+	default:
+		return RP_SKIPPED;
 	}
 	return sys_res(r);
 }

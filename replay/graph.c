@@ -112,10 +112,10 @@ out:
 struct live_map {
 	uint32_t pidx, slot;
 	uint64_t start, len;
-	uint64_t off;		/* file offset of start */
+	uint64_t off; /* file offset of start */
 	uint64_t ino;
 	uint32_t dev;
-	bool shared_write;	/* MAP_SHARED and PROT_WRITE: a fault there is a write */
+	bool shared_write; /* MAP_SHARED and PROT_WRITE: a fault there is a write */
 };
 
 /* The (dev, ino) the loader noted for mmap op i; mapfiles are in op order. */
@@ -175,7 +175,9 @@ int graph__mmaps(struct rp_plan *p)
 			live = m;
 			f = mapfile_of(p, i, &mf);
 			live[n++] = (struct live_map){
-				op->pidx, p->nmaps, op->ret, op->a[0], op->a[1], f ? f->ino : 0,
+				op->pidx,	p->nmaps,
+				op->ret,	op->a[0],
+				op->a[1],	f ? f->ino : 0,
 				f ? f->dev : 0, (op->a[3] & MAP_SHARED) && (op->a[2] & PROT_WRITE)
 			};
 			op->fd2 = p->nmaps++;

@@ -131,8 +131,12 @@ static int net_new_peer(struct rp_plan *p, bool incoming, int family, int32_t li
 	if (!v)
 		return -ENOMEM;
 	p->peers = v;
-	v[p->npeers] = (struct rp_peer){ .incoming = incoming, .family = family, .listen = listen,
-					  .lfd = -1, .fd = -1, .app = -1 };
+	v[p->npeers] = (struct rp_peer){ .incoming = incoming,
+					 .family = family,
+					 .listen = listen,
+					 .lfd = -1,
+					 .fd = -1,
+					 .app = -1 };
 	return p->npeers++;
 }
 
@@ -199,7 +203,7 @@ static bool net_inherited_socket(const struct rp_plan *p, uint32_t pidx, int32_t
  * listener slot of its own, made on loopback before the replay starts.
  */
 static struct sock_ref *net_inherited_listener(struct rp_plan *p, struct net_pass *n,
-						 const struct rp_op *op)
+					       const struct rp_op *op)
 {
 	struct rp_inlisten *v;
 	struct sock_ref *r;
@@ -307,7 +311,8 @@ static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS))
 		return net_conn_io(op->kind) ? net_conn_op(p, n, op) : 0;
 	switch (op->kind) {
-	case RK_BIND: return net_bind(p, n, op);
+	case RK_BIND:
+		return net_bind(p, n, op);
 	case RK_LISTEN:
 		r = ref_get(n, op->pidx, op->fd, false);
 		if (r && r->listen >= 0) {
@@ -315,8 +320,10 @@ static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 			n->listen_op[r->listen] = op - p->ops;
 		}
 		return 0;
-	case RK_CONNECT: return net_connect(p, n, op);
-	case RK_ACCEPT: return net_accept(p, n, op);
+	case RK_CONNECT:
+		return net_connect(p, n, op);
+	case RK_ACCEPT:
+		return net_accept(p, n, op);
 	case RK_CLOSE:
 		/* a listener's number may be reused; a connection is known by
 		 * its inode, whichever process closes which of its fds */
@@ -324,7 +331,8 @@ static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 		if (r)
 			*r = n->refs[--n->nrefs];
 		return 0;
-	default: return net_conn_op(p, n, op);
+	default:
+		return net_conn_op(p, n, op);
 	}
 }
 

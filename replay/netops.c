@@ -150,19 +150,27 @@ int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 	if (n > t->bufsz)
 		n = t->bufsz;
 	switch (op->kind) {
-	case RK_BIND: return net_bind(p, op, fd);
-	case RK_LISTEN: return net_listen(p, op, fd);
-	case RK_CONNECT: return net_connect(p, op, fd);
-	case RK_ACCEPT: return net_accept(p, op, fd);
-	case RK_SEND: return sys_res(send(fd, t->buf, n, op->a[1] | MSG_NOSIGNAL));
+	case RK_BIND:
+		return net_bind(p, op, fd);
+	case RK_LISTEN:
+		return net_listen(p, op, fd);
+	case RK_CONNECT:
+		return net_connect(p, op, fd);
+	case RK_ACCEPT:
+		return net_accept(p, op, fd);
+	case RK_SEND:
+		return sys_res(send(fd, t->buf, n, op->a[1] | MSG_NOSIGNAL));
 	case RK_RECV:
 		if (op->peer >= 0)
 			return peer__read(p, t, op, emul);
 		if (would_block(op, fd))
 			return -EAGAIN;
 		return sys_res(recv(fd, t->buf, n, op->a[1]));
-	case RK_SHUTDOWN: return sys_res(shutdown(fd, op->a[0]));
-	case RK_SENDFILE: return net_sendfile(p, op, fd, emul);
-	default: return RP_SKIPPED;
+	case RK_SHUTDOWN:
+		return sys_res(shutdown(fd, op->a[0]));
+	case RK_SENDFILE:
+		return net_sendfile(p, op, fd, emul);
+	default:
+		return RP_SKIPPED;
 	}
 }

@@ -40,7 +40,7 @@ static uint8_t dio_align_flags(int fd)
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st))
 		return 0;
 	a = (st.stx_mask & STATX_DIOALIGN) && st.stx_dio_offset_align ? st.stx_dio_offset_align :
-									 st.stx_blksize;
+									st.stx_blksize;
 	if (a < 512 || a > 65536 || (a & (a - 1)))
 		return 0;
 	while ((1u << lg) < a)
@@ -88,7 +88,8 @@ static int64_t op_readlink(int fd, char *buf, size_t size)
 static int64_t op_on_path(struct rp_op *op)
 {
 	int nofollow = op->kind == RK_READLINK || (op->kind == RK_STAT && op->a[0]);
-	int fd = sandbox__open_in(op->root, op->path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0), r = 0;
+	int fd = sandbox__open_in(op->root, op->path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0),
+	    r = 0;
 	char buf[PATH_MAX];
 	struct stat st;
 
@@ -189,14 +190,19 @@ static int64_t op_path(struct rp_plan *p, struct rp_op *op)
 		return RP_SKIPPED;
 	}
 	switch (op->kind) {
-	case RK_OPEN: return op_open(p, op);
+	case RK_OPEN:
+		return op_open(p, op);
 	case RK_STAT:
 	case RK_READLINK:
-	case RK_ACCESS: return op_on_path(op);
-	case RK_TRUNCATE: return op_truncate(op);
+	case RK_ACCESS:
+		return op_on_path(op);
+	case RK_TRUNCATE:
+		return op_truncate(op);
 	case RK_RENAME:
-	case RK_LINK: return op_two_names(op);
-	default: return op_name(op);
+	case RK_LINK:
+		return op_two_names(op);
+	default:
+		return op_name(op);
 	}
 }
 
@@ -312,7 +318,8 @@ static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	case RK_IGNORE:
 	case RK_WAIT:
 	case RK_SLEEP:
-	case RK_EXIT: return op->ret;
+	case RK_EXIT:
+		return op->ret;
 	case RK_OPEN:
 	case RK_MKDIR:
 	case RK_UNLINK:
@@ -322,17 +329,27 @@ static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	case RK_STAT:
 	case RK_ACCESS:
 	case RK_READLINK:
-	case RK_TRUNCATE: return op_path(p, op);
+	case RK_TRUNCATE:
+		return op_path(p, op);
 	case RK_PIPE:
-	case RK_SOCKETPAIR: return op_pair(p, op);
-	case RK_EVENTFD: return op_eventfd(p, op);
-	case RK_SYNC: sync(); return 0;
-	case RK_CLONE: return op_clone(p, op);
-	case RK_EXEC: return op_exec(p, op);
+	case RK_SOCKETPAIR:
+		return op_pair(p, op);
+	case RK_EVENTFD:
+		return op_eventfd(p, op);
+	case RK_SYNC:
+		sync();
+		return 0;
+	case RK_CLONE:
+		return op_clone(p, op);
+	case RK_EXEC:
+		return op_exec(p, op);
 	case RK_MUNMAP:
-	case RK_MSYNC: return op_unmap(p, op);
-	case RK_ATTR: return attr__op(p, op, emulated);
-	case RK_CLOSE_RANGE: return op_close_range(p, op);
+	case RK_MSYNC:
+		return op_unmap(p, op);
+	case RK_ATTR:
+		return attr__op(p, op, emulated);
+	case RK_CLOSE_RANGE:
+		return op_close_range(p, op);
 	case RK_SOCKET:
 	case RK_BIND:
 	case RK_LISTEN:
@@ -341,8 +358,10 @@ static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	case RK_SEND:
 	case RK_RECV:
 	case RK_SHUTDOWN:
-	case RK_SENDFILE: return netops__op(p, t, op, emulated);
-	default: return fd__op(p, t, op, emulated);
+	case RK_SENDFILE:
+		return netops__op(p, t, op, emulated);
+	default:
+		return fd__op(p, t, op, emulated);
 	}
 }
 
@@ -351,14 +370,19 @@ static int op_made_slots(const struct rp_op *op, int32_t s[2])
 {
 	switch (op->kind) {
 	case RK_PIPE:
-	case RK_SOCKETPAIR: s[0] = op->fd, s[1] = op->fd2; return 2;
+	case RK_SOCKETPAIR:
+		s[0] = op->fd, s[1] = op->fd2;
+		return 2;
 	case RK_OPEN:
 	case RK_DUP:
 	case RK_DUP2:
 	case RK_EVENTFD:
 	case RK_SOCKET:
-	case RK_ACCEPT: s[0] = op->fd2; return 1;
-	default: return 0;
+	case RK_ACCEPT:
+		s[0] = op->fd2;
+		return 1;
+	default:
+		return 0;
 	}
 }
 

@@ -28,8 +28,7 @@ static int load_threads(struct rp_plan *p, json_t *h)
 	json_t *a = json_object_get(h, "threads"), *t;
 	size_t i;
 
-	json_array_foreach(a, i, t)
-	{
+	json_array_foreach(a, i, t) {
 		json_t *tid = json_object_get(t, "tid"), *pid = json_object_get(t, "pid");
 
 		if (!json_is_integer(tid) || !json_is_integer(pid))
@@ -45,8 +44,7 @@ static int load_procs(struct rp_plan *p, json_t *h)
 	json_t *a = json_object_get(h, "processes"), *o;
 	size_t i;
 
-	json_array_foreach(a, i, o)
-	{
+	json_array_foreach(a, i, o) {
 		const char *cwd = json_string_value(json_object_get(o, "cwd"));
 		uint32_t k;
 
@@ -118,8 +116,7 @@ static int load_files(struct rp_plan *p, json_t *h)
 	p->files = calloc(json_array_size(a) + 1, sizeof(*p->files));
 	if (!p->files)
 		return -ENOMEM;
-	json_array_foreach(a, i, o)
-	{
+	json_array_foreach(a, i, o) {
 		err = load_file(&p->files[p->nfiles], o);
 		if (err < 0)
 			return err;

@@ -77,8 +77,8 @@ int peer__setup(struct rp_plan *p)
 			err = peer_listen(&p->peers[i]);
 	if (!err)
 		err = peer_attached(p);
-	dbg("%u connections with a peer outside the trace, %u of them open before it",
-	    p->npeers, p->ninc);
+	dbg("%u connections with a peer outside the trace, %u of them open before it", p->npeers,
+	    p->ninc);
 	if (err)
 		err("replay: cannot listen on loopback for a peer outside the trace: %s",
 		    strerror(-err));
@@ -204,8 +204,7 @@ static void peer_await(int fd, int64_t want)
 
 /* What the trace's client did before the read: sent its bytes, hung up, or
  * reset the connection.  Returns the bytes the read may expect. */
-static int64_t peer_feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_op *op,
-			  int app)
+static int64_t peer_feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_op *op, int app)
 {
 	int fd = peer_fd(pr);
 	int64_t need, queued = peer_unread(app);

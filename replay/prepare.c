@@ -40,10 +40,10 @@ static bool prep_keep(const struct rp_file *f, unsigned int k, const struct stat
 }
 
 static int prep_clean_dir(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
-			   bool all);
+			  bool all);
 
 static int prep_clean_entry(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
-			     const char *name, bool all)
+			    const char *name, bool all)
 {
 	char path[4096];
 	struct stat st;
@@ -72,7 +72,7 @@ static int prep_clean_entry(const struct rp_plan *p, unsigned int k, int dfd, co
 /* Removes what is not root k's part of the initial state below dfd
  * (everything when ALL). */
 static int prep_clean_dir(const struct rp_plan *p, unsigned int k, int dfd, const char *prefix,
-			   bool all)
+			  bool all)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define RP_FORMAT_VERSION 1
-#define RP_NONE UINT32_MAX
+#define RP_NONE		  UINT32_MAX
 /* A dep index with this bit waits for the op to start, not to finish; on an
  * op that is arrive_waited, for its thread to reach it (plan_rendezvous). */
 #define RP_DEP_START 0x80000000u
@@ -106,25 +106,25 @@ enum rp_attr {
  * A new reason: a value here and its name in report.c's rp_reason_names.
  */
 enum rp_reason {
-	RR_NONE,	   /* none named: a failed or short call is "differs" */
-	RR_OUTSIDE,	   /* an fd leading outside the sandbox (tty, a pipe to the tracer) */
-	RR_HOST_DEV,	   /* a write to /dev/null and the like, opened read-only */
-	RR_PSEUDO_FS,	   /* a path under /proc, /sys or /dev: not in the sandbox */
-	RR_UNSUPPORTED,	   /* a call the replayer does not reproduce (yet) */
-	RR_FD_NOT_MADE,	   /* on an fd whose making was skipped or failed in the replay */
-	RR_FD_NOT_OPEN,	   /* on an fd not open when it came: an order without its deps */
-	RR_PATH_UNKNOWN,   /* a path the trace does not hold (cut, unreadable) */
-	RR_UNIX_SOCKET,	   /* unix-domain and netlink sockets */
-	RR_NO_PEER_PORT,   /* a connect whose listener has no replay port */
-	RR_RECORD_LOCK,	   /* fcntl record locks: the replay is one process, where they never
+	RR_NONE,	  /* none named: a failed or short call is "differs" */
+	RR_OUTSIDE,	  /* an fd leading outside the sandbox (tty, a pipe to the tracer) */
+	RR_HOST_DEV,	  /* a write to /dev/null and the like, opened read-only */
+	RR_PSEUDO_FS,	  /* a path under /proc, /sys or /dev: not in the sandbox */
+	RR_UNSUPPORTED,	  /* a call the replayer does not reproduce (yet) */
+	RR_FD_NOT_MADE,	  /* on an fd whose making was skipped or failed in the replay */
+	RR_FD_NOT_OPEN,	  /* on an fd not open when it came: an order without its deps */
+	RR_PATH_UNKNOWN,  /* a path the trace does not hold (cut, unreadable) */
+	RR_UNIX_SOCKET,	  /* unix-domain and netlink sockets */
+	RR_NO_PEER_PORT,  /* a connect whose listener has no replay port */
+	RR_RECORD_LOCK,	  /* fcntl record locks: the replay is one process, where they never
 			    * conflict; answered with the recorded result */
-	RR_BEFORE_ATTACH,  /* in progress at the attach: its arguments were not recorded */
-	RR_ARG_UNKNOWN,	   /* an argument behind a pointer the trace does not hold */
-	RR_DIR_CONTENTS,   /* a directory listing: the sandbox has only the names the
+	RR_BEFORE_ATTACH, /* in progress at the attach: its arguments were not recorded */
+	RR_ARG_UNKNOWN,	  /* an argument behind a pointer the trace does not hold */
+	RR_DIR_CONTENTS,  /* a directory listing: the sandbox has only the names the
 			    * trace used, so its byte count differs */
-	RR_EOF_EARLY,	   /* a pipe read that saw end-of-file in the trace, while a writer
+	RR_EOF_EARLY,	  /* a pipe read that saw end-of-file in the trace, while a writer
 			    * the trace closes later is still open here: answered 0 */
-	RR_FD_RANGE,	   /* an fd number beyond the replayer's table */
+	RR_FD_RANGE,	  /* an fd number beyond the replayer's table */
 	RR_NR,
 };
 
@@ -133,8 +133,8 @@ enum rp_timing { RT_AFAP, RT_NATURAL };
 
 /* Op state word: started, then done; RS_WAITERS when someone sleeps on it. */
 #define RS_STARTED 1u
-#define RS_DONE 2u
-#define RS_MASK 3u
+#define RS_DONE	   2u
+#define RS_MASK	   3u
 #define RS_WAITERS 4u
 
 /*
@@ -154,24 +154,24 @@ struct rp_op {
 	uint32_t ndeps;
 	struct rp_touch *touch; /* mmap I/O to do before the call */
 	uint32_t ntouch;
-	uint32_t id;	 /* event id in the trace */
-	uint32_t tidx;	 /* thread that runs it */
-	uint32_t pidx;	 /* process whose fd table it uses */
-	uint32_t call;	 /* index into plan.calls */
+	uint32_t id;   /* event id in the trace */
+	uint32_t tidx; /* thread that runs it */
+	uint32_t pidx; /* process whose fd table it uses */
+	uint32_t call; /* index into plan.calls */
 	/* fd slots (track.c: one per generation of a recorded fd, in the
 	 * process's table), -1 when none: fd the one the call uses; fd2 the one
 	 * it makes (open, dup, dup2, socket, accept, eventfd; pipe and
 	 * socketpair make fd and fd2); mmap, munmap, msync: the mapping slot */
 	int32_t fd, fd2;
-	uint16_t kind;	 /* enum rp_kind */
-	bool nonblock;	 /* --order single: never block on a pipe end */
-	bool stream;	 /* a read of a pipe, socket or character device */
+	uint16_t kind; /* enum rp_kind */
+	bool nonblock; /* --order single: never block on a pipe end */
+	bool stream;   /* a read of a pipe, socket or character device */
 	/* a wait the trace cannot explain (blocked, no traced waker): in natural
 	 * timing the call lasts at least its recorded duration */
 	bool hold;
-	bool waited;	   /* some op waits for it to finish */
+	bool waited;	     /* some op waits for it to finish */
 	uint8_t root, root2; /* the sandbox root path and path2 resolve in (--dev-root) */
-	bool start_waited; /* some op waits for it to start (--order temporal) */
+	bool start_waited;   /* some op waits for it to start (--order temporal) */
 	/* a barrier's wait: the wake that ends it waits for this thread to
 	 * reach it, before the wait's own deps (plan_rendezvous) */
 	bool arrive_waited;
@@ -183,7 +183,7 @@ struct rp_op {
 	/* the socket the call uses (accept: the one it makes), by inode: a
 	 * connection's identity through fork, exec, dup and fd passing; 0 none */
 	uint64_t sino;
-	int32_t peer;	/* the external peer of that connection (net.c), or -1 */
+	int32_t peer; /* the external peer of that connection (net.c), or -1 */
 	/* its family when a TCP stream (AF_INET, AF_INET6), RP_SFAM_OTHER for
 	 * any other socket, 0 when the call does not say (read, write) */
 	uint8_t sfam;
@@ -192,10 +192,10 @@ struct rp_op {
 	/* a broadcast wake: arrivals still to come, its own thread's included;
 	 * the last one releases it */
 	_Atomic uint32_t rdv_left;
-	int64_t got;			     /* replay result */
-	uint64_t t_issue, t_end;	     /* replay clock, ns since the replay start */
-	uint64_t t_arrive;		     /* when its thread reached it, if arrive_waited */
-	uint8_t reason;			     /* enum rp_reason, from report__note */
+	int64_t got;		 /* replay result */
+	uint64_t t_issue, t_end; /* replay clock, ns since the replay start */
+	uint64_t t_arrive;	 /* when its thread reached it, if arrive_waited */
+	uint8_t reason;		 /* enum rp_reason, from report__note */
 };
 
 /* fcntl commands that take or test a record lock, by the kernel's numbers
@@ -228,9 +228,9 @@ struct rp_touch {
 	uint64_t ino, index;
 	uint32_t dev, npages;
 	uint32_t slot;
-	uint64_t off;	/* in the mapping */
-	bool write;	/* dirtied, or a fault on a shared writable mapping */
-	bool dirty;	/* as loaded: "dirty" */
+	uint64_t off; /* in the mapping */
+	bool write;   /* dirtied, or a fault on a shared writable mapping */
+	bool dirty;   /* as loaded: "dirty" */
 };
 
 /* The file behind a replayed mmap, for matching touches to mappings. */
@@ -253,8 +253,8 @@ struct rp_inherit {
  * one on loopback in its place, for the peers of the connections it accepts. */
 struct rp_inlisten {
 	uint32_t pidx;
-	int32_t fd;	/* its fd slot */
-	uint32_t slot;	/* listener slot (ports[]) */
+	int32_t fd;    /* its fd slot */
+	uint32_t slot; /* listener slot (ports[]) */
 };
 
 struct rp_proc {
@@ -262,22 +262,22 @@ struct rp_proc {
 	char *cwd;
 	struct rp_inherit *inh;
 	uint32_t ninh;
-	int32_t *slot_fd;      /* fd slot -> the recorded fd number it is a generation of */
-	uint8_t *slot_gone;    /* fd slot made by a call the replay skips: RP_FD_GONE */
+	int32_t *slot_fd;   /* fd slot -> the recorded fd number it is a generation of */
+	uint8_t *slot_gone; /* fd slot made by a call the replay skips: RP_FD_GONE */
 	uint32_t nslot;
 	_Atomic int *fd;       /* fd slot -> replay fd, or an RP_FD_* value */
 	_Atomic uint8_t *fdfl; /* RP_FL_* per fd slot */
 };
 
-#define RP_SFAM_OTHER 0xff
-#define RP_FD_UNSET -1 /* not open (yet): a call on it fails with EBADF (fd__missing) */
-#define RP_FD_SINK -2  /* outside the sandbox (tty, pipe to the tracer): emulated */
-#define RP_FD_GONE -3  /* the call that made it was not replayed: calls on it are skipped */
-#define RP_FL_CLOEXEC 1u
+#define RP_SFAM_OTHER	 0xff
+#define RP_FD_UNSET	 -1 /* not open (yet): a call on it fails with EBADF (fd__missing) */
+#define RP_FD_SINK	 -2 /* outside the sandbox (tty, pipe to the tracer): emulated */
+#define RP_FD_GONE	 -3 /* the call that made it was not replayed: calls on it are skipped */
+#define RP_FL_CLOEXEC	 1u
 #define RP_FL_EMUL_WRITE 2u /* host device opened read-only: writes are emulated */
 /* O_DIRECT: log2 of the file's direct I/O offset alignment, less 8 (0: none) */
 #define RP_FL_DIO_SHIFT 4
-#define RP_FL_DIO_MASK 0xf0u
+#define RP_FL_DIO_MASK	0xf0u
 
 /* One per traced thread; cache-line aligned (plan__grow) so that the counters
  * a replay thread updates after every call are on lines of its own. */
@@ -294,19 +294,19 @@ struct rp_thread {
 	/* run time, ns */
 	_Alignas(64) uint64_t busy, wait, compute, hold, sleep;
 	uint64_t preempted; /* off the CPU during compute spins (spin_oncpu) */
-	uint64_t cpu; /* CPU time of the replay thread that ran it */
+	uint64_t cpu;	    /* CPU time of the replay thread that ran it */
 	uint64_t issued, failed, shrt, emulated;
 	uint64_t dio_aligned; /* O_DIRECT preads widened to the target's alignment */
 	uint64_t pages_touched, pages_unmapped;
 	uint32_t nlag;
-	_Atomic uint32_t cur;	 /* position in ops: progress and the stall report */
+	_Atomic uint32_t cur;	/* position in ops: progress and the stall report */
 	_Atomic uint8_t incall; /* inside the call at cur, for the stall report */
 };
 
 /* Initial sandbox state: one entry per header file plus implied parent dirs. */
 struct rp_file {
 	char *path;
-	char type; /* 'f', 'd', 'l' */
+	char type;    /* 'f', 'd', 'l' */
 	uint8_t root; /* the sandbox root it lives in: 0 --root, k --dev-root k */
 	uint32_t dev; /* st_dev the trace saw it on, 0 when not known */
 	uint64_t size;
@@ -330,10 +330,10 @@ struct rp_peer {
 	bool shut;     /* the trace's client hung up: our end is shut for writing */
 	int family;
 	uint32_t listen; /* incoming: the application's listener slot */
-	int lfd, fd; /* outgoing: the replayer's listener; the connection */
-	int port;    /* outgoing: the replayer's listener port */
-	int lport;   /* incoming: local port of fd, which the accept sees */
-	int app;     /* attached: the application's end, until installed */
+	int lfd, fd;	 /* outgoing: the replayer's listener; the connection */
+	int port;	 /* outgoing: the replayer's listener port */
+	int lport;	 /* incoming: local port of fd, which the accept sees */
+	int app;	 /* attached: the application's end, until installed */
 };
 
 /* Where an attached connection is installed: process PIDX's fd slot SLOT. */
@@ -373,8 +373,8 @@ struct rp_plan {
 
 struct rp_opts {
 	const char *file, *root, *report;
-	const char *timeline;	/* --timeline: per-call times, original and replay */
-	const char *user;	/* --user: replay as this user */
+	const char *timeline; /* --timeline: per-call times, original and replay */
+	const char *user;     /* --user: replay as this user */
 	struct rp_devroot devroot[RP_ROOTS_MAX - 1];
 	uint32_t ndevroot;
 	enum rp_timing timing;
@@ -383,7 +383,7 @@ struct rp_opts {
 	bool prepare_only;
 	bool progress;
 	unsigned int stall_sec;
-	unsigned int settle_ms;	/* --settle: idle this long before the timed phase */
+	unsigned int settle_ms; /* --settle: idle this long before the timed phase */
 };
 
 /* The directory of sandbox root k: 0 --root, k the k-th --dev-root. */
@@ -455,7 +455,7 @@ struct rp_run {
 	uint64_t wall;	  /* replay phase only */
 	uint64_t prepare; /* the root made or checked, fds and peers opened */
 	uint64_t settle;  /* syncfs of the roots and the wait for a quiet device */
-	uint64_t *lag; /* natural timing: actual minus intended issue, per issued call */
+	uint64_t *lag;	  /* natural timing: actual minus intended issue, per issued call */
 	uint32_t nlag;
 	bool stalled;
 };

@@ -65,12 +65,11 @@ static json_t *report_skipped(const struct rp_plan *p)
 	return o;
 }
 
-
 static json_t *report_pcts(uint64_t *v, uint32_t n)
 {
 	stats__sort(v, n);
-	return json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)stats__percentile(v, n, 0.5),
-			 "p99", (json_int_t)stats__percentile(v, n, 0.99), "max",
+	return json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)stats__percentile(v, n, 0.5), "p99",
+			 (json_int_t)stats__percentile(v, n, 0.99), "max",
 			 (json_int_t)(n ? v[n - 1] : 0));
 }
 
@@ -110,10 +109,11 @@ static json_t *report_thread(const struct rp_thread *t)
 		const char *key;
 		uint64_t v;
 	} f[] = {
-		{ "ops", t->nops },	{ "issued", t->issued },  { "failed", t->failed },
-		{ "busy_ns", t->busy }, { "wait_ns", t->wait },	  { "compute_ns", t->compute },
-		{ "hold_ns", t->hold }, { "sleep_ns", t->sleep },  { "cpu_ns", t->cpu },
-		{ "preempted_ns", t->preempted },
+		{ "ops", t->nops },	 { "issued", t->issued },
+		{ "failed", t->failed }, { "busy_ns", t->busy },
+		{ "wait_ns", t->wait },	 { "compute_ns", t->compute },
+		{ "hold_ns", t->hold },	 { "sleep_ns", t->sleep },
+		{ "cpu_ns", t->cpu },	 { "preempted_ns", t->preempted },
 	};
 
 	for (size_t i = 0; o && i < sizeof(f) / sizeof(f[0]); i++)
@@ -214,14 +214,13 @@ static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp
 	json_t *j;
 
 	report_totals(p, &s);
-	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:f}",
-		      "wall_ns", (json_int_t)r->wall, "trace_wall_ns", (json_int_t)p->trace_wall,
-		      "events", (json_int_t)p->nops, "issued", (json_int_t)s.issued, "failed",
+	j = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:f}", "wall_ns",
+		      (json_int_t)r->wall, "trace_wall_ns", (json_int_t)p->trace_wall, "events",
+		      (json_int_t)p->nops, "issued", (json_int_t)s.issued, "failed",
 		      (json_int_t)s.failed, "short", (json_int_t)s.shrt, "emulated",
 		      (json_int_t)s.emulated, "skipped_total", (json_int_t)s.skipped, "skipped",
-		      report_skipped(p), "timing",
-		      o->timing == RT_NATURAL ? "natural" : "afap", "order", order_names[o->order],
-		      "speed", o->speed);
+		      report_skipped(p), "timing", o->timing == RT_NATURAL ? "natural" : "afap",
+		      "order", order_names[o->order], "speed", o->speed);
 	if (!j)
 		return NULL;
 	if (o->timing == RT_NATURAL)

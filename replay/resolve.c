@@ -19,13 +19,13 @@
 
 #include "replay/resolve.h"
 
-#define MAX_LINKS	40	/* as the kernel's ELOOP limit */
-#define MAX_DEPTH	256	/* directories held open on the way down */
+#define MAX_LINKS 40  /* as the kernel's ELOOP limit */
+#define MAX_DEPTH 256 /* directories held open on the way down */
 
 struct walk {
-	int fd[MAX_DEPTH];	/* fd[0]: the root (not ours); fd[1..depth]: ours */
+	int fd[MAX_DEPTH]; /* fd[0]: the root (not ours); fd[1..depth]: ours */
 	int depth;
-	char rest[PATH_MAX];	/* components still to walk */
+	char rest[PATH_MAX]; /* components still to walk */
 	int links;
 };
 
@@ -67,7 +67,7 @@ static bool walk_next(struct walk *w, char *name, bool *last, bool *dir)
 	if (!*s)
 		return false;
 	e = strchr(s, '/');
-	*dir = e != NULL;	/* "name/": it must be a directory */
+	*dir = e != NULL; /* "name/": it must be a directory */
 	if (e)
 		*e++ = '\0';
 	else
@@ -121,7 +121,7 @@ static int walk_is_link(struct walk *w, const char *name)
 int resolve__open_in_root(int root_fd, const char *path, int flags, int mode)
 {
 	bool follow_last = !(flags & O_NOFOLLOW) && !((flags & O_CREAT) && (flags & O_EXCL));
-	static __thread struct walk w;	/* 5 KiB: off the replay threads' stacks */
+	static __thread struct walk w; /* 5 KiB: off the replay threads' stacks */
 	char name[PATH_MAX];
 	bool last, dir;
 	int e, fd;

@@ -56,6 +56,6 @@ enum rp_outcome { RO_FAILED, RO_SHORT, RO_EMULATED, RO_SKIPPED, RO_NR };
 uint64_t watch__reason(enum rp_reason why, enum rp_outcome how, const uint32_t **ids);
 /* Main thread: progress and stall detection; false when the replay stalled. */
 bool watch__run(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
-		 _Atomic uint32_t *pacing);
+		_Atomic uint32_t *pacing);
 
 #endif

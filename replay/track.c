@@ -111,8 +111,7 @@ static json_t *track_fd_info(json_t *ev, int32_t fd)
 	json_t *args = json_object_get(ev, "args"), *v;
 	const char *key;
 
-	json_object_foreach(args, key, v)
-	{
+	json_object_foreach(args, key, v) {
 		if (json_is_object(v) && json_integer_value(json_object_get(v, "fd")) == fd)
 			return v;
 	}
@@ -251,7 +250,8 @@ static int track_made(struct rp_plan *p, const struct making *m)
 		/* the generation newfd had ends here: the replay closes its slot */
 		op->a[1] = (int64_t)t->cur[m->rfd] - 1;
 		break;
-	default: break;
+	default:
+		break;
 	}
 	s = slot_new(p, op->pidx, m->rfd);
 	if (s < 0)
@@ -293,11 +293,13 @@ static bool track_makes_fd(const struct rp_op *op, json_t *ev)
 	case RK_SOCKET:
 	case RK_ACCEPT:
 	case RK_PIPE:
-	case RK_SOCKETPAIR: return true;
+	case RK_SOCKETPAIR:
+		return true;
 	case RK_IGNORE:
 		call = json_string_value(json_object_get(ev, "call"));
 		return call && !strncmp(call, "epoll_create", 12);
-	default: return false;
+	default:
+		return false;
 	}
 }
 
@@ -428,11 +430,13 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 		if (op->fd >= 0)
 			t->cur[p->pr[op->pidx].slot_fd[op->fd]] = 0;
 		return 0;
-	case RK_CLOSE_RANGE: return track_close_range(t, op);
+	case RK_CLOSE_RANGE:
+		return track_close_range(t, op);
 	case RK_CLONE:
 		op->a[0] = -1;
 		return op->ret > 0 ? track_fork(p, op) : 0;
-	default: return 0;
+	default:
+		return 0;
 	}
 }
 

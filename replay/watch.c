@@ -130,7 +130,9 @@ static void watch_stall(const struct rp_plan *p, const struct rp_opts *o)
 
 			if ((atomic_load(&d->state) & RS_MASK) < (start ? RS_STARTED : RS_DONE))
 				err("    dep event %u (%s) not %s", d->id, p->calls[d->call],
-				    !start ? "done" : d->arrive_waited ? "reached" : "started");
+				    !start	     ? "done" :
+				    d->arrive_waited ? "reached" :
+						       "started");
 		}
 	}
 }
@@ -147,7 +149,7 @@ static uint64_t watch_progress(const struct rp_plan *p)
 
 /* true when every thread finished, false on a stall. */
 bool watch__run(const struct rp_plan *p, const struct rp_opts *o, _Atomic uint32_t *running,
-		 _Atomic uint32_t *pacing)
+		_Atomic uint32_t *pacing)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	uint64_t last = 0, idle = 0;

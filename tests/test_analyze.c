@@ -21,13 +21,13 @@
 #include "lib/record.h"
 #include "lib/trace.h"
 
-#define NO	UINT32_MAX
+#define NO	  UINT32_MAX
 #define RULES_ALL ((1u << AN_RULE_NR) - 1)
 
 struct tb {
 	int fd;
 	struct trace_writer *w;
-	uint32_t seq[64];	/* by tid, tids below 64 */
+	uint32_t seq[64]; /* by tid, tids below 64 */
 	void *buf;
 	size_t len;
 	struct analysis *an;
@@ -45,15 +45,15 @@ struct scspec {
 	int sw[2];
 	uint16_t flags;
 	uint64_t cpu, offcpu;
-	uint32_t skip;		/* records lost before this one in its thread */
+	uint32_t skip; /* records lost before this one in its thread */
 };
 
-static struct iot_fd FD(int which, int fd, int ftype, uint64_t ino)
-{
+static struct iot_fd FD(int which, int fd, int ftype, uint64_t ino) {
 	return (struct iot_fd){ .which = which, .fd = fd, .ftype = ftype, .ino = ino, .dev = 8 };
 }
 
-static void tb_init(struct tb *b)
+static void
+tb_init(struct tb *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->fd = memfd_create("trace", 0);
@@ -94,8 +94,11 @@ static void put_sc(struct tb *b, const struct scspec *s)
 					     strlen(s->str[k]) + 1));
 		sc->nstr++;
 	}
-	sc->hdr = (struct iot_hdr){ .ts = s->ts, .pid = s->pid, .tid = s->tid,
-				    .seq = next_seq(b, s->tid, s->skip), .type = IOT_REC_SYSCALL,
+	sc->hdr = (struct iot_hdr){ .ts = s->ts,
+				    .pid = s->pid,
+				    .tid = s->tid,
+				    .seq = next_seq(b, s->tid, s->skip),
+				    .type = IOT_REC_SYSCALL,
 				    .size = off };
 	put(b, &sc->hdr);
 }
@@ -107,8 +110,12 @@ static void put_fork(struct tb *b, uint32_t pid, uint32_t tid, uint32_t cpid, ui
 {
 	struct iot_fork f = { .child_pid = cpid, .child_tid = ctid, .thread = pid == cpid };
 
-	f.hdr = (struct iot_hdr){ .ts = ts, .pid = pid, .tid = tid, .seq = next_seq(b, tid, 0),
-				  .type = IOT_REC_FORK, .size = sizeof(f) };
+	f.hdr = (struct iot_hdr){ .ts = ts,
+				  .pid = pid,
+				  .tid = tid,
+				  .seq = next_seq(b, tid, 0),
+				  .type = IOT_REC_FORK,
+				  .size = sizeof(f) };
 	put(b, &f.hdr);
 }
 
@@ -116,8 +123,12 @@ static void put_exit(struct tb *b, uint32_t pid, uint32_t tid, uint64_t ts)
 {
 	struct iot_exit x = { .group_dead = 1 };
 
-	x.hdr = (struct iot_hdr){ .ts = ts, .pid = pid, .tid = tid, .seq = next_seq(b, tid, 0),
-				  .type = IOT_REC_EXIT, .size = sizeof(x) };
+	x.hdr = (struct iot_hdr){ .ts = ts,
+				  .pid = pid,
+				  .tid = tid,
+				  .seq = next_seq(b, tid, 0),
+				  .type = IOT_REC_EXIT,
+				  .size = sizeof(x) };
 	put(b, &x.hdr);
 }
 
@@ -126,8 +137,9 @@ static void put_wake(struct tb *b, uint32_t pid, uint32_t tid, uint32_t wpid, ui
 {
 	struct iot_wakeup w = { .waker_pid = wpid, .waker_tid = wtid };
 
-	w.hdr = (struct iot_hdr){ .ts = ts, .pid = pid, .tid = tid, .type = IOT_REC_WAKEUP,
-				  .size = sizeof(w) };
+	w.hdr = (struct iot_hdr){
+		.ts = ts, .pid = pid, .tid = tid, .type = IOT_REC_WAKEUP, .size = sizeof(w)
+	};
 	put(b, &w.hdr);
 }
 
@@ -188,8 +200,7 @@ static void test_analyze__process(void)
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_clone, .ts = 90, .dur = 30, .ret = 2, .cpu = 5);
 	put_fork(&b, 1, 1, 2, 2, 100);
 	SC(&b, .pid = 2, .tid = 2, .nr = SYS_close, .ts = 120, .dur = 5, .ret = -9, .a = { 9 });
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_wait4, .ts = 150, .dur = 100, .ret = 2,
-	   .a = { -1 });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_wait4, .ts = 150, .dur = 100, .ret = 2, .a = { -1 });
 	SC(&b, .pid = 2, .tid = 2, .nr = SYS_exit_group, .ts = 200, .flags = IOT_SCF_NO_RETURN);
 	put_exit(&b, 2, 2, 205);
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
@@ -198,7 +209,7 @@ static void test_analyze__process(void)
 	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 1)), 1);
 	tb_free(&b);
 
-	tb_init(&b);	/* the rule switched off: no edges */
+	tb_init(&b); /* the rule switched off: no edges */
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_clone, .ts = 90, .dur = 30, .ret = 2);
 	put_fork(&b, 1, 1, 2, 2, 100);
 	SC(&b, .pid = 2, .tid = 2, .nr = SYS_close, .ts = 120, .dur = 5, .ret = -9, .a = { 9 });
@@ -228,7 +239,7 @@ static void test_analyze__wakeup(void)
 	CU_ASSERT_EQUAL(analysis__counter(b.an, "blocked_unexplained"), 0);
 	tb_free(&b);
 
-	wakeup_trace(&b, 2, 155);	/* without --infer-causality: same events, no deps */
+	wakeup_trace(&b, 2, 155); /* without --infer-causality: same events, no deps */
 	CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
 	CU_ASSERT_EQUAL(analysis__events(b.an), 2);
 	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
@@ -240,13 +251,13 @@ static void test_analyze__wakeup_no_matching_call(void)
 {
 	struct tb b;
 
-	wakeup_trace(&b, 2, 170);	/* the wake call ended at 160 */
+	wakeup_trace(&b, 2, 170); /* the wake call ended at 160 */
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
 	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
 	CU_ASSERT_EQUAL(analysis__counter(b.an, "blocked_unexplained"), 1);
 	tb_free(&b);
 
-	wakeup_trace(&b, 0, 155);	/* woken from interrupt */
+	wakeup_trace(&b, 0, 155); /* woken from interrupt */
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
 	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
 	CU_ASSERT_EQUAL(analysis__counter(b.an, "blocked_unexplained"), 1);
@@ -282,7 +293,7 @@ static void test_analyze__wakeup_of_disk_or_timer(void)
 	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
 	tb_free(&b);
 
-	tb_init(&b);	/* cut short by a child's exit (SIGCHLD): woken by it */
+	tb_init(&b); /* cut short by a child's exit (SIGCHLD): woken by it */
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_nanosleep, .ts = 100, .dur = 60, .offcpu = 55,
 	   .ret = -EINTR);
 	SC(&b, .pid = 2, .tid = 2, .nr = SYS_exit_group, .ts = 150, .flags = IOT_SCF_NO_RETURN);
@@ -316,10 +327,10 @@ static void test_analyze__data_pipe_partial_reads(void)
 
 	pipe_trace(&b, 0);
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
-	CU_ASSERT(dep(&b, 1, 1, 2, 0, AN_RULE_DATA));	/* 60 of write 1 */
-	CU_ASSERT(dep(&b, 1, 2, 2, 1, AN_RULE_DATA));	/* 40 of write 1, 50 of write 2 */
-	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 1)), 1);	/* write 1 is implied */
-	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 2)), 0);	/* nobody wrote these */
+	CU_ASSERT(dep(&b, 1, 1, 2, 0, AN_RULE_DATA));		 /* 60 of write 1 */
+	CU_ASSERT(dep(&b, 1, 2, 2, 1, AN_RULE_DATA));		 /* 40 of write 1, 50 of write 2 */
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 1)), 1); /* write 1 is implied */
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 2)), 0); /* nobody wrote these */
 	CU_ASSERT_EQUAL(analysis__counter(b.an, "stream_bytes_unmatched"), 10);
 	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 2, 0), 0), "pipe:[77]");
 	tb_free(&b);
@@ -350,9 +361,9 @@ static void test_analyze__data_file(void)
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_pwrite64, .ts = 100, .dur = 10, .ret = 4096,
 	   .a = { 3, 0, 4096, 0 }, .nfd = 1, .fd = { f });
 	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 105, .dur = 10, .ret = 100,
-	   .a = { 3, 0, 100, 1000 }, .nfd = 1, .fd = { f });	/* began before the write ended */
+	   .a = { 3, 0, 100, 1000 }, .nfd = 1, .fd = { f }); /* began before the write ended */
 	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 200, .dur = 10, .ret = 100,
-	   .a = { 3, 0, 100, 8192 }, .nfd = 1, .fd = { f });	/* does not overlap */
+	   .a = { 3, 0, 100, 8192 }, .nfd = 1, .fd = { f }); /* does not overlap */
 	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 300, .dur = 10, .ret = 100,
 	   .a = { 3, 0, 100, 1000 }, .nfd = 1, .fd = { f });
 	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_DATA) != NULL);
@@ -363,7 +374,7 @@ static void test_analyze__data_file(void)
 	tb_free(&b);
 }
 
-#define AT_CWD	((uint64_t)(int64_t)-100)
+#define AT_CWD ((uint64_t)(int64_t)-100)
 
 static void put_link(struct tb *b, const char *path, const char *target, const char *end)
 {
@@ -379,7 +390,8 @@ static void put_link(struct tb *b, const char *path, const char *target, const c
 	CU_ASSERT_FATAL(rec__put_str(buf, &off, sizeof(buf), 0, path, strlen(path)));
 	CU_ASSERT_FATAL(rec__put_str(buf, &off, sizeof(buf), 1, target, strlen(target)));
 	CU_ASSERT_FATAL(rec__put_str(buf, &off, sizeof(buf), 2, end, strlen(end)));
-	l->hdr = (struct iot_hdr){ .ts = 10, .pid = 1, .tid = 1, .type = IOT_REC_LINK, .size = off };
+	l->hdr =
+		(struct iot_hdr){ .ts = 10, .pid = 1, .tid = 1, .type = IOT_REC_LINK, .size = off };
 	put(b, &l->hdr);
 }
 
@@ -421,11 +433,11 @@ static void test_analyze__symlink_chain(void)
 	an = tb_run(&b, RULES_ALL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(an);
 	f = file_of(an, "/usr/bin/cc");
-	CU_ASSERT(f && f->type == IOT_FT_LNK && !strcmp(strtab__str(&an->strs, f->target),
-							 "/etc/alt/cc"));
+	CU_ASSERT(f && f->type == IOT_FT_LNK &&
+		  !strcmp(strtab__str(&an->strs, f->target), "/etc/alt/cc"));
 	f = file_of(an, "/etc/alt/cc");
-	CU_ASSERT(f && f->type == IOT_FT_LNK && !strcmp(strtab__str(&an->strs, f->target),
-							 "/usr/bin/gcc-12"));
+	CU_ASSERT(f && f->type == IOT_FT_LNK &&
+		  !strcmp(strtab__str(&an->strs, f->target), "/usr/bin/gcc-12"));
 	f = file_of(an, "/usr/bin/gcc-12");
 	CU_ASSERT(f && f->type == IOT_FT_REG && f->size == 12345 && !f->created);
 	f = file_of(an, "/made");
@@ -438,10 +450,10 @@ static void test_analyze__symlink_chain(void)
 static void open_then_read(struct tb *b)
 {
 	SC(b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
-	SC(b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
-	   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/a" }, .sw = { 1 }, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	SC(b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10, .a = { 3, 0, 10 },
+	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
 }
 
 /* fd 3 closed by one thread and reused by another: two generations, each
@@ -452,17 +464,17 @@ static void test_analyze__fd_reuse_after_close(void)
 
 	tb_init(&b);
 	open_then_read(&b);
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_close, .ts = 30, .dur = 5, .a = { 3 },
-	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_close, .ts = 30, .dur = 5, .a = { 3 }, .nfd = 1,
+	   .fd = { FD(0, 3, IOT_FT_REG, 11) });
 	SC(&b, .pid = 1, .tid = 2, .nr = SYS_openat, .ts = 40, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/b" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 12) });
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_read, .ts = 50, .dur = 5, .ret = 10,
-	   .a = { 3, 0, 10 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 12) });
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/b" }, .sw = { 1 }, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 12) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_read, .ts = 50, .dur = 5, .ret = 10, .a = { 3, 0, 10 },
+	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 12) });
 	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_STAGE) != NULL);
-	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));	/* open /a -> read */
-	CU_ASSERT(dep(&b, 2, 0, 1, 1, AN_RULE_STAGE));	/* read -> close */
-	CU_ASSERT(dep(&b, 2, 1, 1, 2, AN_RULE_STAGE));	/* open /b -> read */
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE)); /* open /a -> read */
+	CU_ASSERT(dep(&b, 2, 0, 1, 1, AN_RULE_STAGE)); /* read -> close */
+	CU_ASSERT(dep(&b, 2, 1, 1, 2, AN_RULE_STAGE)); /* open /b -> read */
 	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 2, 0), 0), "/a");
 	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 1, 2), 0), "/b");
 	tb_free(&b);
@@ -478,8 +490,8 @@ static void test_analyze__dup_across_threads(void)
 	put_fdsnap(&b, 1, 3, 5, "/data");
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_dup, .ts = 10, .dur = 5, .ret = 7, .a = { 3 },
 	   .nfd = 2, .fd = { FD(0, 3, IOT_FT_REG, 5), FD(IOT_FD_RET, 7, IOT_FT_REG, 5) });
-	SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10,
-	   .a = { 7, 0, 10 }, .nfd = 1, .fd = { FD(0, 7, IOT_FT_REG, 5) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 20, .dur = 5, .ret = 10, .a = { 7, 0, 10 },
+	   .nfd = 1, .fd = { FD(0, 7, IOT_FT_REG, 5) });
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
 	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));
 	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 2, 0), 0), "/data");
@@ -493,14 +505,14 @@ static void test_analyze__fd_inherited_across_fork(void)
 
 	tb_init(&b);
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/log" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/log" }, .sw = { 1 }, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_clone, .ts = 20, .dur = 10, .ret = 2);
 	put_fork(&b, 1, 1, 2, 2, 25);
-	SC(&b, .pid = 2, .tid = 2, .nr = SYS_write, .ts = 40, .dur = 5, .ret = 4,
-	   .a = { 3, 0, 4 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_close, .ts = 50, .dur = 5, .a = { 3 },
+	SC(&b, .pid = 2, .tid = 2, .nr = SYS_write, .ts = 40, .dur = 5, .ret = 4, .a = { 3, 0, 4 },
 	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_close, .ts = 50, .dur = 5, .a = { 3 }, .nfd = 1,
+	   .fd = { FD(0, 3, IOT_FT_REG, 11) });
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
 	CU_ASSERT_STRING_EQUAL(analysis__fd_path(b.an, ev(&b, 2, 0), 0), "/log");
 	CU_ASSERT(dep(&b, 1, 1, 2, 0, AN_RULE_PROCESS));
@@ -517,12 +529,12 @@ static void test_analyze__rename_dir_with_open_file(void)
 
 	tb_init(&b);
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_RDWR }, .str = { "/d/f" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
-	SC(&b, .pid = 1, .tid = 2, .nr = SYS_rename, .ts = 20, .dur = 5,
-	   .str = { "/d", "/e" }, .sw = { 0, 1 });
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_write, .ts = 30, .dur = 5, .ret = 4,
-	   .a = { 3, 0, 4 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	   .a = { AT_CWD, 0, O_RDWR }, .str = { "/d/f" }, .sw = { 1 }, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_rename, .ts = 20, .dur = 5, .str = { "/d", "/e" },
+	   .sw = { 0, 1 });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_write, .ts = 30, .dur = 5, .ret = 4, .a = { 3, 0, 4 },
+	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_mkdir, .ts = 40, .dur = 5, .str = { "/d" },
 	   .sw = { 0 });
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
@@ -564,17 +576,17 @@ static void test_analyze__short_read_before_write(void)
 	tb_init(&b);
 	put_fdsnap(&b, 1, 3, 5, "/log");
 	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 10, .dur = 5, .ret = 0,
-	   .a = { 3, 0, 4096, 8192 }, .nfd = 1, .fd = { f });		/* EOF at 8192 */
+	   .a = { 3, 0, 4096, 8192 }, .nfd = 1, .fd = { f }); /* EOF at 8192 */
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_pwrite64, .ts = 30, .dur = 5, .ret = 4096,
-	   .a = { 3, 0, 4096, 8192 }, .nfd = 1, .fd = { f });		/* fills it later */
+	   .a = { 3, 0, 4096, 8192 }, .nfd = 1, .fd = { f }); /* fills it later */
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_pwrite64, .ts = 40, .dur = 5, .ret = 100,
-	   .a = { 3, 0, 100, 0 }, .nfd = 1, .fd = { f });		/* elsewhere */
+	   .a = { 3, 0, 100, 0 }, .nfd = 1, .fd = { f }); /* elsewhere */
 	SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 50, .dur = 5, .ret = 4096,
-	   .a = { 3, 0, 4096, 8192 }, .nfd = 1, .fd = { f });		/* now it is there */
+	   .a = { 3, 0, 4096, 8192 }, .nfd = 1, .fd = { f }); /* now it is there */
 	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_DATA) != NULL);
-	CU_ASSERT(dep(&b, 2, 0, 1, 0, AN_RULE_DATA));	/* short read -> the write */
-	CU_ASSERT(dep(&b, 1, 0, 2, 1, AN_RULE_DATA));	/* the write -> the full read */
-	CU_ASSERT_FALSE(dep(&b, 2, 0, 1, 1, AN_RULE_DATA));	/* no overlap, no edge */
+	CU_ASSERT(dep(&b, 2, 0, 1, 0, AN_RULE_DATA));	    /* short read -> the write */
+	CU_ASSERT(dep(&b, 1, 0, 2, 1, AN_RULE_DATA));	    /* the write -> the full read */
+	CU_ASSERT_FALSE(dep(&b, 2, 0, 1, 1, AN_RULE_DATA)); /* no overlap, no edge */
 	tb_free(&b);
 }
 
@@ -587,17 +599,17 @@ static void test_analyze__name_generations(void)
 
 	tb_init(&b);
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_CREAT | O_WRONLY }, .str = { "/x" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	   .a = { AT_CWD, 0, O_CREAT | O_WRONLY }, .str = { "/x" }, .sw = { 1 }, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
 	SC(&b, .pid = 1, .tid = 2, .nr = SYS_unlink, .ts = 20, .dur = 5, .str = { "/x" },
 	   .sw = { 0 });
 	SC(&b, .pid = 1, .tid = 3, .nr = SYS_openat, .ts = 30, .dur = 5, .ret = 4,
-	   .a = { AT_CWD, 0, O_CREAT | O_WRONLY }, .str = { "/x" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 4, IOT_FT_REG, 12) });
+	   .a = { AT_CWD, 0, O_CREAT | O_WRONLY }, .str = { "/x" }, .sw = { 1 }, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET, 4, IOT_FT_REG, 12) });
 	CU_ASSERT_FATAL(tb_run(&b, (1u << AN_RULE_NAME) | (1u << AN_RULE_STAGE)) != NULL);
-	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));	/* create -> unlink */
-	CU_ASSERT(dep(&b, 2, 0, 3, 0, AN_RULE_NAME));	/* unlink -> re-create */
-	CU_ASSERT_FALSE(dep(&b, 1, 0, 3, 0, AN_RULE_NAME));	/* implied by the two */
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));	    /* create -> unlink */
+	CU_ASSERT(dep(&b, 2, 0, 3, 0, AN_RULE_NAME));	    /* unlink -> re-create */
+	CU_ASSERT_FALSE(dep(&b, 1, 0, 3, 0, AN_RULE_NAME)); /* implied by the two */
 	CU_ASSERT_FALSE(dep(&b, 1, 0, 3, 0, AN_RULE_STAGE));
 	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 3, 0)), 1);
 	tb_free(&b);
@@ -616,7 +628,8 @@ static void test_analyze__seq_only_when_asked(void)
 		   .a = { 3, 0, 100, 0 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 5) });
 		SC(&b, .pid = 1, .tid = 2, .nr = SYS_pread64, .ts = 20, .dur = 5, .ret = 100,
 		   .a = { 3, 0, 100, 4096 }, .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 5) });
-		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT | (on ? 1u << AN_RULE_SEQ : 0)) != NULL);
+		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT | (on ? 1u << AN_RULE_SEQ : 0)) !=
+				NULL);
 		CU_ASSERT_EQUAL(dep(&b, 1, 0, 2, 0, AN_RULE_SEQ), on);
 		CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 0)), on);
 		tb_free(&b);
@@ -631,7 +644,8 @@ static void test_analyze__rule_family_off(void)
 
 		tb_init(&b);
 		open_then_read(&b);
-		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT & ~(off ? 1u << AN_RULE_STAGE : 0)) != NULL);
+		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT & ~(off ? 1u << AN_RULE_STAGE : 0)) !=
+				NULL);
 		CU_ASSERT_EQUAL(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE), !off);
 		CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 2, 0)), !off);
 		tb_free(&b);
@@ -646,8 +660,8 @@ static void test_analyze__transitive_reduction(void)
 
 	tb_init(&b);
 	open_then_read(&b);
-	SC(&b, .pid = 1, .tid = 3, .nr = SYS_close, .ts = 30, .dur = 5, .a = { 3 },
-	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 3, .nr = SYS_close, .ts = 30, .dur = 5, .a = { 3 }, .nfd = 1,
+	   .fd = { FD(0, 3, IOT_FT_REG, 11) });
 	CU_ASSERT_FATAL(tb_run(&b, 1u << AN_RULE_STAGE) != NULL);
 	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));
 	CU_ASSERT(dep(&b, 2, 0, 3, 0, AN_RULE_STAGE));
@@ -695,19 +709,19 @@ static void test_analyze__initial_state_from_names(void)
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_access, .ts = 5, .dur = 1, .str = { "/data" },
 	   .sw = { 0 });
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 10, .dur = 5, .ret = 3,
-	   .a = { AT_CWD, 0, O_CREAT | O_WRONLY | O_TRUNC }, .str = { "/data/db/tmp" },
-	   .sw = { 1 }, .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
+	   .a = { AT_CWD, 0, O_CREAT | O_WRONLY | O_TRUNC }, .str = { "/data/db/tmp" }, .sw = { 1 },
+	   .nfd = 1, .fd = { FD(IOT_FD_RET, 3, IOT_FT_REG, 11) });
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_rename, .ts = 20, .dur = 5,
 	   .str = { "/data/db/tmp", "/data/db/CURRENT" }, .sw = { 0, 1 });
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_openat, .ts = 30, .dur = 5, .ret = 4,
-	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/data/db/CURRENT" }, .sw = { 1 },
-	   .nfd = 1, .fd = { FD(IOT_FD_RET, 4, IOT_FT_REG, 11) });
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_access, .ts = 40, .dur = 1,
-	   .str = { "/data/db/LOG" }, .sw = { 0 });
+	   .a = { AT_CWD, 0, O_RDONLY }, .str = { "/data/db/CURRENT" }, .sw = { 1 }, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET, 4, IOT_FT_REG, 11) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_access, .ts = 40, .dur = 1, .str = { "/data/db/LOG" },
+	   .sw = { 0 });
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_rename, .ts = 50, .dur = 5,
 	   .str = { "/data/db/LOG", "/data/db/LOG.old" }, .sw = { 0, 1 });
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_unlink, .ts = 60, .dur = 5,
-	   .str = { "/data/db/OLD" }, .sw = { 0 });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_unlink, .ts = 60, .dur = 5, .str = { "/data/db/OLD" },
+	   .sw = { 0 });
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
 	files = initial_files(&b);
 	CU_ASSERT_STRING_EQUAL(ftype_of(files, "/data/db/tmp"), "(none)");
@@ -745,11 +759,11 @@ static void test_analyze__enter_order(void)
 	struct tb b;
 
 	tb_init(&b);
-	SC(&b, .pid = 1, .tid = 2, .nr = SYS_getpid, .ts = 20, .dur = 1);	/* thread 0 */
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 10, .dur = 30);	/* thread 1 */
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_getpid, .ts = 20, .dur = 1);  /* thread 0 */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 10, .dur = 30); /* thread 1 */
 	SC(&b, .pid = 1, .tid = 2, .nr = SYS_getpid, .ts = 30, .dur = 1);
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 20, .dur = 0);	/* ties thread 0 */
-	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 20, .dur = 0);	/* ties itself */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 20, .dur = 0); /* ties thread 0 */
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 20, .dur = 0); /* ties itself */
 	CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
 	CU_ASSERT(ev(&b, 1, 0) == 0);
 	CU_ASSERT(ev(&b, 2, 0) == 1);
@@ -774,7 +788,7 @@ static void test_analyze__jw_memo(void)
 	jw__raw(w, " ", 1);
 	jw__s64_memo(w, &m, -1);
 	jw__raw(w, " ", 1);
-	jw__u64_memo(w, &m, UINT64_MAX);	/* same bits, unsigned */
+	jw__u64_memo(w, &m, UINT64_MAX); /* same bits, unsigned */
 	jw__raw(w, " ", 1);
 	jw__u64_memo(w, &m, 7);
 	jw__raw(w, " ", 1);
@@ -839,7 +853,8 @@ static void test_analyze__args_fit_int64(void)
 		a = json_object_get(e, "args");
 		if (a) {
 			events++;
-			CU_ASSERT_EQUAL((uint64_t)json_integer_value(json_object_get(a, "uaddr2")), junk);
+			CU_ASSERT_EQUAL((uint64_t)json_integer_value(json_object_get(a, "uaddr2")),
+					junk);
 			CU_ASSERT_EQUAL(json_integer_value(json_object_get(a, "uaddr")), 0x1000);
 		}
 		json_decref(e);
@@ -866,11 +881,11 @@ static void test_analyze__compute_floor(void)
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 3000, .dur = 5, .cpu = 100);
 	CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
 	event_compute(&b, c, 3, src);
-	CU_ASSERT_EQUAL(c[0], 0);		/* first call: nothing before it */
+	CU_ASSERT_EQUAL(c[0], 0); /* first call: nothing before it */
 	CU_ASSERT_STRING_EQUAL(src[0], "wall");
 	CU_ASSERT_EQUAL(c[1], 700);
 	CU_ASSERT_STRING_EQUAL(src[1], "oncpu");
-	CU_ASSERT_EQUAL(c[2], 0);		/* under the floor */
+	CU_ASSERT_EQUAL(c[2], 0); /* under the floor */
 	tb_free(&b);
 }
 

@@ -38,21 +38,19 @@ static int plan_of(struct rp_plan *p, const char *text, enum rp_order o)
 	return plan_with(p, text, &opts);
 }
 
-#define HDR(n)                                                                            \
+#define HDR(n)                                                                                     \
 	"{\"type\":\"header\",\"version\":1,\"events\":" #n ",\"threads\":[{\"tid\":1,\"pid\":1}," \
 	"{\"tid\":2,\"pid\":1}],\"processes\":[{\"pid\":1,\"ppid\":0}],\"files\":[]}\n"
 
 /* futex waits replay as their deps: a pure dependency graph, no sandbox */
-#define FUTEX(id, tid, ts, deps)                                                          \
-	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"futex\","    \
-	"\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0,\"ts\":" #ts           \
+#define FUTEX(id, tid, ts, deps)                                                            \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"futex\"," \
+	"\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0,\"ts\":" #ts        \
 	",\"dur\":10,\"compute_ns\":0,\"deps\":[" deps "]}\n"
 
-static const char two_threads[] = HDR(4)
-	FUTEX(0, 1, 100, "")
-	FUTEX(1, 2, 110, "{\"id\":0,\"kind\":\"wakeup\"}")
-	FUTEX(2, 1, 120, "")
-	FUTEX(3, 2, 130, "{\"id\":2,\"kind\":\"wakeup\"}");
+static const char two_threads[] =
+	HDR(4) FUTEX(0, 1, 100, "") FUTEX(1, 2, 110, "{\"id\":0,\"kind\":\"wakeup\"}")
+		FUTEX(2, 1, 120, "") FUTEX(3, 2, 130, "{\"id\":2,\"kind\":\"wakeup\"}");
 
 static bool has_dep(const struct rp_plan *p, uint32_t op, uint32_t on)
 {
@@ -72,7 +70,7 @@ static void test_replay__causal_deps(void)
 	CU_ASSERT_EQUAL(p.th[0].nops + p.th[1].nops, 4);
 	CU_ASSERT(has_dep(&p, 1, 0));
 	CU_ASSERT(has_dep(&p, 3, 2));
-	CU_ASSERT_FALSE(has_dep(&p, 2, 1));	/* nothing recorded, nothing invented */
+	CU_ASSERT_FALSE(has_dep(&p, 2, 1)); /* nothing recorded, nothing invented */
 	plan__free(&p);
 }
 
@@ -85,14 +83,14 @@ static void test_replay__order_think(void)
 	CU_ASSERT_FATAL(plan_of(&p, two_threads, RO_THINK) == 0);
 	for (uint32_t i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL(p.ops[i].ndeps, 0);
-		CU_ASSERT(p.ops[i].hold);	/* futex waits, explained or not */
+		CU_ASSERT(p.ops[i].hold); /* futex waits, explained or not */
 	}
-	CU_ASSERT_EQUAL(p.ops[0].compute, 0);	/* a thread's first call keeps its own */
-	CU_ASSERT_EQUAL(p.ops[2].compute, 10);	/* 120 - (100 + 10) */
-	CU_ASSERT_EQUAL(p.ops[3].compute, 10);	/* 130 - (110 + 10) */
+	CU_ASSERT_EQUAL(p.ops[0].compute, 0);  /* a thread's first call keeps its own */
+	CU_ASSERT_EQUAL(p.ops[2].compute, 10); /* 120 - (100 + 10) */
+	CU_ASSERT_EQUAL(p.ops[3].compute, 10); /* 130 - (110 + 10) */
 	plan__free(&p);
 	CU_ASSERT_FATAL(plan_of(&p, two_threads, RO_CAUSAL) == 0);
-	CU_ASSERT_FALSE(p.ops[1].hold);		/* explained by its dep */
+	CU_ASSERT_FALSE(p.ops[1].hold); /* explained by its dep */
 	CU_ASSERT_EQUAL(p.ops[2].compute, 0);
 	plan__free(&p);
 }
@@ -104,7 +102,8 @@ static void test_replay__order_none_and_temporal(void)
 	CU_ASSERT_FATAL(plan_of(&p, two_threads, RO_NONE) == 0);
 	for (uint32_t i = 0; i < p.nops; i++)
 		for (uint32_t k = 0; k < p.ops[i].ndeps; k++)
-			CU_ASSERT_EQUAL(p.ops[p.ops[i].deps[k] & ~RP_DEP_START].tidx, p.ops[i].tidx);
+			CU_ASSERT_EQUAL(p.ops[p.ops[i].deps[k] & ~RP_DEP_START].tidx,
+					p.ops[i].tidx);
 	plan__free(&p);
 
 	/* temporal: each call after the one before it in trace order, any thread */
@@ -118,11 +117,9 @@ static void test_replay__order_none_and_temporal(void)
 /* A dep on a later call of the same thread's future would deadlock: dropped. */
 static void test_replay__deadlock_dropped(void)
 {
-	static const char cyc[] = HDR(4)
-		FUTEX(0, 1, 100, "{\"id\":3,\"kind\":\"wakeup\"}")
-		FUTEX(1, 2, 110, "{\"id\":0,\"kind\":\"wakeup\"}")
-		FUTEX(2, 1, 120, "")
-		FUTEX(3, 2, 130, "");
+	static const char cyc[] = HDR(4) FUTEX(0, 1, 100, "{\"id\":3,\"kind\":\"wakeup\"}")
+		FUTEX(1, 2, 110, "{\"id\":0,\"kind\":\"wakeup\"}") FUTEX(2, 1, 120, "")
+			FUTEX(3, 2, 130, "");
 	struct rp_plan p;
 
 	CU_ASSERT_FATAL(plan_of(&p, cyc, RO_CAUSAL) == 0);
@@ -140,8 +137,8 @@ static void test_replay__bad_input(void)
 	CU_ASSERT_NOT_EQUAL(plan_of(&p, HDR(1) "{\"type\":\"event\",\"id\":", RO_CAUSAL), 0);
 	plan__free(&p);
 	/* a dep on an event that does not exist: dropped, never dangling */
-	CU_ASSERT_EQUAL_FATAL(plan_of(&p, HDR(1) FUTEX(0, 1, 100, "{\"id\":7,\"kind\":\"data\"}"),
-				      RO_CAUSAL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		plan_of(&p, HDR(1) FUTEX(0, 1, 100, "{\"id\":7,\"kind\":\"data\"}"), RO_CAUSAL), 0);
 	for (uint32_t k = 0; k < p.ops[0].ndeps; k++)
 		CU_ASSERT((p.ops[0].deps[k] & ~RP_DEP_START) < p.nops);
 	plan__free(&p);
@@ -156,8 +153,11 @@ static void test_replay__release_under_many_threads(void)
 	const uint32_t nthreads = 16, nev = 16 * 500;
 	size_t cap = 64 + (size_t)nev * 256, len = 0;
 	char *text = malloc(cap);
-	struct rp_opts opts = { .timing = RT_AFAP, .order = RO_CAUSAL, .speed = 1,
-				.root = "/nonexistent", .stall_sec = 30 };
+	struct rp_opts opts = { .timing = RT_AFAP,
+				.order = RO_CAUSAL,
+				.speed = 1,
+				.root = "/nonexistent",
+				.stall_sec = 30 };
 	struct rp_run r = { 0 };
 	struct rp_plan p;
 
@@ -174,11 +174,12 @@ static void test_replay__release_under_many_threads(void)
 
 		if (i)
 			snprintf(dep, sizeof(dep), "{\"id\":%u,\"kind\":\"wakeup\"}", i - 1);
-		len += snprintf(text + len, cap - len,
-				"{\"type\":\"event\",\"id\":%u,\"pid\":1,\"tid\":%u,\"call\":\"futex\","
-				"\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0,"
-				"\"ts\":%u,\"dur\":1,\"compute_ns\":0,\"deps\":[%s]}\n",
-				i, i % nthreads + 1, 100 + i * 10, dep);
+		len += snprintf(
+			text + len, cap - len,
+			"{\"type\":\"event\",\"id\":%u,\"pid\":1,\"tid\":%u,\"call\":\"futex\","
+			"\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0,"
+			"\"ts\":%u,\"dur\":1,\"compute_ns\":0,\"deps\":[%s]}\n",
+			i, i % nthreads + 1, 100 + i * 10, dep);
 	}
 	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
 	CU_ASSERT_EQUAL_FATAL(p.nth, nthreads);
@@ -196,15 +197,18 @@ static void test_replay__release_under_many_threads(void)
 }
 
 /* One event of thread TID: CALL with no arguments that matter. */
-#define EV(id, tid, call, ts, dur, compute, deps)                                            \
-	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"" call "\","  \
-	"\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0,\"ts\":" #ts              \
+#define EV(id, tid, call, ts, dur, compute, deps)                                              \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"" call "\"," \
+	"\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0,\"ts\":" #ts           \
 	",\"dur\":" #dur ",\"compute_ns\":" #compute ",\"deps\":[" deps "]}\n"
 
 static int run_natural(struct rp_plan *p, struct rp_run *r)
 {
-	struct rp_opts opts = { .timing = RT_NATURAL, .order = RO_CAUSAL, .speed = 1,
-				.root = "/nonexistent", .stall_sec = 30 };
+	struct rp_opts opts = { .timing = RT_NATURAL,
+				.order = RO_CAUSAL,
+				.speed = 1,
+				.root = "/nonexistent",
+				.stall_sec = 30 };
 
 	memset(r, 0, sizeof(*r));
 	return exec__run(p, &opts, r);
@@ -217,9 +221,8 @@ static int run_natural(struct rp_plan *p, struct rp_run *r)
  * N after the thread's previous call ended, less the replayer's own cost. */
 static void test_replay__natural_compute_lower_bound(void)
 {
-	static const char text[] = HDR(2)
-		EV(0, 1, "brk", 100, 10, 0, "")
-		EV(1, 1, "brk", 200, 10, 20000000, "");
+	static const char text[] =
+		HDR(2) EV(0, 1, "brk", 100, 10, 0, "") EV(1, 1, "brk", 200, 10, 20000000, "");
 	struct rp_plan p;
 	struct rp_run r;
 
@@ -239,12 +242,11 @@ static void test_replay__natural_compute_lower_bound(void)
  */
 static void test_replay__natural_faster_than_slow_trace(void)
 {
-	static const char text[] = HDR(5)
-		EV(0, 1, "brk", 0, 40000000, 0, "")
+	static const char text[] = HDR(5) EV(0, 1, "brk", 0, 40000000, 0, "")
 		EV(1, 1, "brk", 50000000, 40000000, 0, "")
-		EV(2, 1, "brk", 100000000, 40000000, 0, "")
-		EV(3, 1, "brk", 150000000, 40000000, 0, "")
-		EV(4, 1, "brk", 200000000, 40000000, 0, "");
+			EV(2, 1, "brk", 100000000, 40000000, 0, "")
+				EV(3, 1, "brk", 150000000, 40000000, 0, "")
+					EV(4, 1, "brk", 200000000, 40000000, 0, "");
 	struct rp_plan p;
 	struct rp_run r;
 
@@ -264,11 +266,10 @@ static void test_replay__natural_faster_than_slow_trace(void)
  */
 static void test_replay__unexplained_wait_held(void)
 {
-	static const char text[] = HDR(5)
-		EV(0, 1, "brk", 100, 10, 0, "")
-		EV(1, 1, "futex", 200, 30000000, 0, "")
-		EV(2, 2, "futex", 300, 30000000, 0, "{\"id\":0,\"kind\":\"wakeup\"}")
-		EV(3, 2, "pread64", 400, 30000000, 0, "")
+	static const char text[] =
+		HDR(5) EV(0, 1, "brk", 100, 10, 0, "") EV(1, 1, "futex", 200, 30000000, 0, "")
+			EV(2, 2, "futex", 300, 30000000, 0, "{\"id\":0,\"kind\":\"wakeup\"}")
+				EV(3, 2, "pread64", 400, 30000000, 0, "")
 		/* FUTEX_WAKE_PRIVATE never blocks: its time is the kernel's work */
 		"{\"type\":\"event\",\"id\":4,\"pid\":1,\"tid\":2,\"call\":\"futex\","
 		"\"args\":{\"uaddr\":4096,\"futex_op\":129,\"val\":1},\"ret\":1,\"ts\":500,"
@@ -302,12 +303,12 @@ static void test_replay__unexplained_wait_held(void)
  */
 static void test_replay__timed_out_wait_cut(void)
 {
-	static const char text[] = HDR(3)
-		"{\"type\":\"event\",\"id\":0,\"pid\":1,\"tid\":1,\"call\":\"futex\","
-		"\"args\":{\"uaddr\":4096,\"futex_op\":393,\"val\":0},\"ret\":-110,\"ts\":100,"
-		"\"dur\":200000000,\"compute_ns\":0,\"deps\":[]}\n"
-		EV(1, 2, "brk", 200, 10, 0, "")
-		EV(2, 1, "futex", 200000200, 10, 0, "{\"id\":1,\"kind\":\"wakeup\"}");
+	static const char text[] = HDR(
+		3) "{\"type\":\"event\",\"id\":0,\"pid\":1,\"tid\":1,\"call\":\"futex\","
+		   "\"args\":{\"uaddr\":4096,\"futex_op\":393,\"val\":0},\"ret\":-110,\"ts\":100,"
+		   "\"dur\":200000000,\"compute_ns\":0,\"deps\":[]}\n" EV(1, 2, "brk", 200, 10, 0,
+									  "")
+			   EV(2, 1, "futex", 200000200, 10, 0, "{\"id\":1,\"kind\":\"wakeup\"}");
 	struct rp_plan p;
 	struct rp_run r;
 
@@ -329,10 +330,10 @@ static void test_replay__timed_out_wait_cut(void)
 
 /* A futex wake of thread TID waking up to VAL waiters (glibc's barrier and
  * broadcast: INT_MAX; a lock: 1), RET of them woken. */
-#define WAKE(id, tid, ts, val, ret)                                                         \
-	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"futex\","    \
-	"\"args\":{\"uaddr\":4096,\"futex_op\":129,\"val\":" #val "},\"ret\":" #ret          \
-	",\"ts\":" #ts ",\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n"
+#define WAKE(id, tid, ts, val, ret)                                                                \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"futex\","        \
+	"\"args\":{\"uaddr\":4096,\"futex_op\":129,\"val\":" #val "},\"ret\":" #ret ",\"ts\":" #ts \
+	",\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n"
 
 /*
  * A barrier: thread 2 computes 20 ms, then waits; thread 1 arrives last and
@@ -343,25 +344,23 @@ static void test_replay__timed_out_wait_cut(void)
  */
 static void test_replay__barrier_rendezvous(void)
 {
-	static const char barrier[] = HDR(3)
-		EV(0, 2, "brk", 100, 10, 0, "")
+	static const char barrier[] = HDR(3) EV(0, 2, "brk", 100, 10, 0, "")
 		EV(1, 2, "futex", 200, 100, 20000000, "{\"id\":2,\"kind\":\"wakeup\"}")
-		WAKE(2, 1, 300, 2147483647, 1);
-	static const char lock[] = HDR(3)
-		EV(0, 2, "brk", 100, 10, 0, "")
+			WAKE(2, 1, 300, 2147483647, 1);
+	static const char lock[] = HDR(3) EV(0, 2, "brk", 100, 10, 0, "")
 		EV(1, 2, "futex", 200, 100, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
-		WAKE(2, 1, 300, 1, 1);
-	static const char cycle[] = HDR(3)
-		EV(0, 2, "futex", 100, 10, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
-		EV(1, 2, "futex", 200, 100, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
-		WAKE(2, 1, 300, 2147483647, 2);
+			WAKE(2, 1, 300, 1, 1);
+	static const char cycle[] =
+		HDR(3) EV(0, 2, "futex", 100, 10, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
+			EV(1, 2, "futex", 200, 100, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
+				WAKE(2, 1, 300, 2147483647, 2);
 	/* a timer (timed out after 200 ms), then a wait a broadcast ends */
-	static const char timer[] = HDR(3)
-		"{\"type\":\"event\",\"id\":0,\"pid\":1,\"tid\":1,\"call\":\"futex\","
-		"\"args\":{\"uaddr\":4096,\"futex_op\":393,\"val\":0},\"ret\":-110,\"ts\":100,"
-		"\"dur\":200000000,\"compute_ns\":0,\"deps\":[]}\n"
-		EV(1, 1, "futex", 200000200, 10, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
-		WAKE(2, 2, 200000300, 2147483647, 1);
+	static const char timer[] = HDR(
+		3) "{\"type\":\"event\",\"id\":0,\"pid\":1,\"tid\":1,\"call\":\"futex\","
+		   "\"args\":{\"uaddr\":4096,\"futex_op\":393,\"val\":0},\"ret\":-110,\"ts\":100,"
+		   "\"dur\":200000000,\"compute_ns\":0,\"deps\":[]}\n" EV(
+			   1, 1, "futex", 200000200, 10, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
+			   WAKE(2, 2, 200000300, 2147483647, 1);
 	struct rp_plan p;
 	struct rp_run r;
 
@@ -444,14 +443,14 @@ static void check_last_releases(const struct rp_plan *p)
  */
 static void test_replay__barrier_last_arriver(void)
 {
-#define HDR4                                                                                    \
+#define HDR4                                                                                  \
 	"{\"type\":\"header\",\"version\":1,\"events\":7,\"threads\":[{\"tid\":1,\"pid\":1}," \
-	"{\"tid\":2,\"pid\":1},{\"tid\":3,\"pid\":1},{\"tid\":4,\"pid\":1}],"                  \
+	"{\"tid\":2,\"pid\":1},{\"tid\":3,\"pid\":1},{\"tid\":4,\"pid\":1}],"                 \
 	"\"processes\":[{\"pid\":1,\"ppid\":0}],\"files\":[]}\n"
 #define WAITS                                                                   \
-	EV(0, 2, "brk", 100, 10, 0, "")                                               \
-	EV(1, 3, "brk", 110, 10, 0, "")                                               \
-	EV(2, 4, "brk", 120, 10, 0, "")                                               \
+	EV(0, 2, "brk", 100, 10, 0, "")                                         \
+	EV(1, 3, "brk", 110, 10, 0, "")                                         \
+	EV(2, 4, "brk", 120, 10, 0, "")                                         \
 	EV(3, 2, "futex", 200, 100, 5000000, "{\"id\":6,\"kind\":\"wakeup\"}")  \
 	EV(4, 3, "futex", 210, 100, 10000000, "{\"id\":6,\"kind\":\"wakeup\"}") \
 	EV(5, 4, "futex", 220, 100, 20000000, "{\"id\":6,\"kind\":\"wakeup\"}")
@@ -500,12 +499,12 @@ static void test_replay__barrier_last_arriver(void)
 	plan__free(&p);
 }
 
-#define OPEN(id, tid, path, ret, ts, dur)                                                   \
-	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"openat\","    \
-	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":2,\"mode\":0},"  \
+#define OPEN(id, tid, path, ret, ts, dur)                                                     \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"openat\","  \
+	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":2,\"mode\":0}," \
 	"\"ret\":" #ret ",\"ts\":" #ts ",\"dur\":" #dur ",\"compute_ns\":0,\"deps\":[]}\n"
-#define FDCALL(id, tid, call, fd, ts, args)                                                 \
-	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"" call "\","  \
+#define FDCALL(id, tid, call, fd, ts, args)                                                    \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"" call "\"," \
 	"\"args\":{\"fd\":{\"fd\":" #fd ",\"type\":\"file\"}" args "},\"ret\":0,\"ts\":" #ts   \
 	",\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n"
 
@@ -517,17 +516,16 @@ static void test_replay__barrier_last_arriver(void)
  */
 static void test_replay__fd_generations(void)
 {
-	static const char text[] = HDR(8)
-		OPEN(0, 1, "/a", 4, 100, 10)
-		OPEN(1, 1, "/b", 5, 150, 10)
-		FDCALL(2, 1, "pwrite64", 4, 200, ",\"count\":1,\"offset\":0")
-		OPEN(3, 2, "/c", 4, 290, 50)
-		FDCALL(4, 1, "close", 4, 300, "")
-		FDCALL(5, 2, "read", 4, 400, ",\"count\":1")
-		"{\"type\":\"event\",\"id\":6,\"pid\":1,\"tid\":2,\"call\":\"dup2\",\"args\":"
-		"{\"oldfd\":{\"fd\":4,\"type\":\"file\"},\"newfd\":{\"fd\":5,\"type\":\"file\"}},"
-		"\"ret\":5,\"ts\":500,\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n"
-		FDCALL(7, 1, "read", 5, 600, ",\"count\":1");
+	static const char text[] = HDR(8) OPEN(0, 1, "/a", 4, 100, 10) OPEN(
+		1, 1, "/b", 5, 150,
+		10) FDCALL(2, 1, "pwrite64", 4, 200,
+			   ",\"count\":1,\"offset\":0") OPEN(3, 2, "/c", 4, 290,
+							     50) FDCALL(4, 1, "close", 4, 300, "")
+		FDCALL(5, 2, "read", 4, 400,
+		       ",\"count\":1") "{\"type\":\"event\",\"id\":6,\"pid\":1,\"tid\":2,\"call\":\"dup2\",\"args\":"
+				       "{\"oldfd\":{\"fd\":4,\"type\":\"file\"},\"newfd\":{\"fd\":5,\"type\":\"file\"}},"
+				       "\"ret\":5,\"ts\":500,\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n" FDCALL(
+					       7, 1, "read", 5, 600, ",\"count\":1");
 	struct rp_plan p;
 	struct rp_op *o;
 
@@ -557,18 +555,21 @@ static void test_replay__fd_generations(void)
  */
 static void test_replay__pipe_ends_from_ret_fds(void)
 {
-	static const char text[] = HDR(7)
-		"{\"type\":\"event\",\"id\":0,\"pid\":1,\"tid\":1,\"call\":\"pipe2\","
-		"\"args\":{\"pipefd\":4096,\"flags\":0},\"ret_fds\":[3,4],\"ret\":0,\"ts\":100,"
-		"\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n"
-		FDCALL(1, 1, "fcntl", 3, 200, ",\"cmd\":1,\"arg\":0")
-		FDCALL(2, 1, "fcntl", 4, 210, ",\"cmd\":1,\"arg\":0")
-		FDCALL(3, 1, "write", 4, 300, ",\"count\":1")
-		FDCALL(4, 1, "read", 3, 400, ",\"count\":1")
-		FDCALL(5, 1, "close", 3, 500, "")
-		"{\"type\":\"event\",\"id\":6,\"pid\":1,\"tid\":1,\"call\":\"fcntl\",\"args\":"
-		"{\"fd\":{\"fd\":3,\"type\":\"none\"},\"cmd\":1,\"arg\":0},\"ret\":-9,\"ts\":600,"
-		"\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n";
+	static const char text[] = HDR(
+		7) "{\"type\":\"event\",\"id\":0,\"pid\":1,\"tid\":1,\"call\":\"pipe2\","
+		   "\"args\":{\"pipefd\":4096,\"flags\":0},\"ret_fds\":[3,4],\"ret\":0,\"ts\":100,"
+		   "\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n" FDCALL(
+			   1, 1, "fcntl", 3, 200,
+			   ",\"cmd\":1,\"arg\":0") FDCALL(2, 1, "fcntl", 4, 210,
+							  ",\"cmd\":1,\"arg\":0") FDCALL(3, 1,
+											 "write", 4,
+											 300,
+											 ",\"count\":1")
+			   FDCALL(4, 1, "read", 3, 400, ",\"count\":1") FDCALL(
+				   5, 1, "close", 3, 500,
+				   "") "{\"type\":\"event\",\"id\":6,\"pid\":1,\"tid\":1,\"call\":\"fcntl\",\"args\":"
+				       "{\"fd\":{\"fd\":3,\"type\":\"none\"},\"cmd\":1,\"arg\":0},\"ret\":-9,\"ts\":600,"
+				       "\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n";
 	struct rp_plan p;
 	struct rp_op *o;
 
@@ -605,14 +606,13 @@ static void test_replay__dev_roots(void)
 		"{\"path\":\"/l\",\"type\":\"symlink\",\"target\":\"lib\",\"dev\":2049},"
 		"{\"path\":\"/lib/libc.so.6\",\"type\":\"symlink\",\"target\":\"./libc.so\"},"
 		"{\"path\":\"/lib/x\",\"type\":\"symlink\",\"target\":\"../l/libc.so\"},"
-		"{\"path\":\"/usr/libc\",\"type\":\"symlink\",\"target\":\"/lib/libc.so.6\"}]}\n"
-		OPEN(0, 1, "/lib/../lib//libc.so", 3, 100, 10)
-		OPEN(1, 1, "/data/a", 4, 200, 10)
-		OPEN(2, 1, "/etc/conf", 5, 300, 10)
-		OPEN(3, 1, "/data/new", 6, 400, 10)
-		"{\"type\":\"event\",\"id\":4,\"pid\":1,\"tid\":1,\"call\":\"rename\","
-		"\"args\":{\"oldpath\":\"/data/a\",\"newpath\":\"/lib/libc.so\"},\"ret\":0,"
-		"\"ts\":500,\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n";
+		"{\"path\":\"/usr/libc\",\"type\":\"symlink\",\"target\":\"/lib/libc.so.6\"}]}\n" OPEN(
+			0, 1, "/lib/../lib//libc.so", 3, 100,
+			10) OPEN(1, 1, "/data/a", 4, 200, 10) OPEN(2, 1, "/etc/conf", 5, 300, 10)
+			OPEN(3, 1, "/data/new", 6, 400,
+			     10) "{\"type\":\"event\",\"id\":4,\"pid\":1,\"tid\":1,\"call\":\"rename\","
+				 "\"args\":{\"oldpath\":\"/data/a\",\"newpath\":\"/lib/libc.so\"},\"ret\":0,"
+				 "\"ts\":500,\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n";
 	struct rp_opts opts = { .timing = RT_AFAP, .order = RO_CAUSAL, .speed = 1, .root = "/r" };
 	struct rp_plan p;
 	const struct rp_file *f;

@@ -18,7 +18,7 @@
 
 #include "replay/resolve.h"
 
-static char top[64];	/* holds root/ and the outside file */
+static char top[64]; /* holds root/ and the outside file */
 static int root_fd = -1;
 
 static void at(const char *what, int ret)
@@ -49,12 +49,12 @@ static void make_tree(void)
 	fd = openat(root_fd, "a/b/f", O_CREAT | O_WRONLY, 0644);
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
-	fd = openat(root_fd, "secret", O_CREAT | O_WRONLY, 0644);	/* the decoy inside */
+	fd = openat(root_fd, "secret", O_CREAT | O_WRONLY, 0644); /* the decoy inside */
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
 	snprintf(p, sizeof(p), "%s/secret", top);
-	at("abs", symlinkat(p, root_fd, "abs"));		/* absolute, to the outside */
-	at("up", symlinkat("../../../..", root_fd, "a/up"));	/* climbs past the root */
+	at("abs", symlinkat(p, root_fd, "abs"));	     /* absolute, to the outside */
+	at("up", symlinkat("../../../..", root_fd, "a/up")); /* climbs past the root */
 	at("rel", symlinkat("b/f", root_fd, "a/rel"));
 	at("dir", symlinkat("/a/b", root_fd, "dirlink"));
 	at("dangling", symlinkat("/a/newfile", root_fd, "dangling"));
@@ -107,16 +107,45 @@ static void same(const char *path, int flags)
 }
 
 static const char *const paths[] = {
-	"/", "", ".", "..", "/..", "a", "a/", "a/b/f", "/a/b/f", "a/b/f/", "a/./b/../b/f",
-	"../../a/b/f", "abs", "/abs", "a/up", "a/up/secret", "a/up/root/secret", "a/rel",
-	"dirlink", "dirlink/f", "dirlink/../b/f", "dangling", "loop1", "loop1/x", "magic",
-	"nothere", "a/nothere/f", "a/b/f/x", "//a//b//f",
+	"/",
+	"",
+	".",
+	"..",
+	"/..",
+	"a",
+	"a/",
+	"a/b/f",
+	"/a/b/f",
+	"a/b/f/",
+	"a/./b/../b/f",
+	"../../a/b/f",
+	"abs",
+	"/abs",
+	"a/up",
+	"a/up/secret",
+	"a/up/root/secret",
+	"a/rel",
+	"dirlink",
+	"dirlink/f",
+	"dirlink/../b/f",
+	"dangling",
+	"loop1",
+	"loop1/x",
+	"magic",
+	"nothere",
+	"a/nothere/f",
+	"a/b/f/x",
+	"//a//b//f",
 };
 
 static void test_resolve__same_as_openat2(void)
 {
 	static const int flags[] = {
-		O_RDONLY, O_PATH, O_PATH | O_NOFOLLOW, O_RDONLY | O_DIRECTORY, O_RDONLY | O_NOFOLLOW,
+		O_RDONLY,
+		O_PATH,
+		O_PATH | O_NOFOLLOW,
+		O_RDONLY | O_DIRECTORY,
+		O_RDONLY | O_NOFOLLOW,
 	};
 
 	make_tree();

@@ -26,11 +26,20 @@
 
 static void test_syscalls__numbers(void)
 {
-	static const struct { const char *name; int nr; } known[] = {
-		{ "read", SYS_read }, { "pwrite64", SYS_pwrite64 }, { "openat", SYS_openat },
-		{ "futex", SYS_futex }, { "mmap", SYS_mmap }, { "execve", SYS_execve },
-		{ "exit_group", SYS_exit_group }, { "clone3", SYS_clone3 },
-		{ "io_uring_enter", SYS_io_uring_enter }, { "renameat2", SYS_renameat2 },
+	static const struct {
+		const char *name;
+		int nr;
+	} known[] = {
+		{ "read", SYS_read },
+		{ "pwrite64", SYS_pwrite64 },
+		{ "openat", SYS_openat },
+		{ "futex", SYS_futex },
+		{ "mmap", SYS_mmap },
+		{ "execve", SYS_execve },
+		{ "exit_group", SYS_exit_group },
+		{ "clone3", SYS_clone3 },
+		{ "io_uring_enter", SYS_io_uring_enter },
+		{ "renameat2", SYS_renameat2 },
 	};
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
@@ -78,11 +87,11 @@ static void test_syscalls__table_consistent(void)
 }
 
 /* decode KIND V with the call's ARGS, compared with strace's spelling */
-#define DECODES(kind, v, args, want)                                             \
-	do {                                                                    \
-		char b_[256];                                                   \
-		syscall__decode(b_, sizeof(b_), kind, v, args);                 \
-		CU_ASSERT_STRING_EQUAL(b_, want);                               \
+#define DECODES(kind, v, args, want)                            \
+	do {                                                    \
+		char b_[256];                                   \
+		syscall__decode(b_, sizeof(b_), kind, v, args); \
+		CU_ASSERT_STRING_EQUAL(b_, want);               \
 	} while (0)
 
 static void test_syscalls__decode_flags(void)
@@ -143,7 +152,7 @@ static void test_syscalls__decode_constants(void)
 	DECODES(SA_MODE, 0, NULL, "000");
 	DECODES(SA_ADDR, 0, NULL, "NULL");
 	DECODES(SA_ADDR, 0x7f0000001000ull, NULL, "0x7f0000001000");
-	DECODES(SA_INT, 0xffffffffull, NULL, "-1");		/* the int the kernel reads */
+	DECODES(SA_INT, 0xffffffffull, NULL, "-1"); /* the int the kernel reads */
 	DECODES(SA_OFF, 1ull << 40, NULL, "1099511627776");
 	DECODES(SA_FADVICE, POSIX_FADV_DONTNEED, NULL, "POSIX_FADV_DONTNEED");
 	DECODES(SA_EPOLL_OP, EPOLL_CTL_MOD, NULL, "EPOLL_CTL_MOD");
@@ -222,9 +231,9 @@ static void test_syscalls__clone_order(void)
 		CU_ASSERT_EQUAL(syscall__arg_at(pread, n), n);
 		CU_ASSERT_PTR_NULL(syscall__arg_label(pread, n));
 	}
-	CU_ASSERT_FALSE(syscall__arg_shown(clone_, fork_, 2));	/* parent_tid */
-	CU_ASSERT_TRUE(syscall__arg_shown(clone_, fork_, 3));	/* child_tidptr */
-	CU_ASSERT_FALSE(syscall__arg_shown(clone_, fork_, 4));	/* tls */
+	CU_ASSERT_FALSE(syscall__arg_shown(clone_, fork_, 2)); /* parent_tid */
+	CU_ASSERT_TRUE(syscall__arg_shown(clone_, fork_, 3));  /* child_tidptr */
+	CU_ASSERT_FALSE(syscall__arg_shown(clone_, fork_, 4)); /* tls */
 	CU_ASSERT_TRUE(syscall__arg_shown(clone_, thread, 2));
 	CU_ASSERT_FALSE(syscall__arg_shown(clone_, thread, 3));
 	CU_ASSERT_TRUE(syscall__arg_shown(clone_, thread, 4));
@@ -244,7 +253,7 @@ static void test_fdtable__follows_fds(void)
 	CU_ASSERT_STRING_EQUAL(fdtable__get(t, 11, 3), "/data/a");
 	fdtable__del(t, 10, 3);
 	CU_ASSERT_PTR_NULL(fdtable__get(t, 10, 3));
-	CU_ASSERT_STRING_EQUAL(fdtable__get(t, 11, 3), "/data/a");	/* the child's copy */
+	CU_ASSERT_STRING_EQUAL(fdtable__get(t, 11, 3), "/data/a"); /* the child's copy */
 	CU_ASSERT_STRING_EQUAL(fdtable__resolve(t, 11, AT_FDCWD, "log", buf, sizeof(buf)),
 			       "/srv/log");
 	CU_ASSERT_EQUAL(fdtable__set(t, 11, 4, "/data"), 0);

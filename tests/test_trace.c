@@ -19,8 +19,8 @@
 #include "lib/record.h"
 #include "lib/trace.h"
 
-#define BLOCK	4096u	/* small blocks, so a few thousand records span many */
-#define NREC	3000u
+#define BLOCK 4096u /* small blocks, so a few thousand records span many */
+#define NREC  3000u
 
 /* A syscall record whose fields all derive from i, with one string tail. */
 static size_t make_rec(unsigned int i, unsigned char *buf)
@@ -114,7 +114,7 @@ static size_t block_offsets(const unsigned char *p, size_t len, size_t *off, uns
 	while (o + sizeof(struct trace_block_hdr) <= len && n < max) {
 		struct trace_block_hdr b;
 
-		memcpy(&b, p + o, sizeof(b));	/* blocks are not aligned */
+		memcpy(&b, p + o, sizeof(b)); /* blocks are not aligned */
 		off[n] = o;
 		nrec[n++] = b.nrec;
 		o += sizeof(b) + b.comp_len;
@@ -153,11 +153,11 @@ static void test_trace__truncated_anywhere(void)
 	for (size_t b = 0; b < nb; b++) {
 		size_t end = b + 1 < nb ? off[b + 1] : len;
 
-		cuts[0] = off[b];			/* exactly before block b */
-		cuts[1] = off[b] + 1;			/* inside its header */
-		cuts[2] = off[b] + sizeof(struct trace_block_hdr);	/* header, no data */
-		cuts[3] = (off[b] + end) / 2;		/* mid data */
-		cuts[4] = end - 1;			/* one byte short */
+		cuts[0] = off[b];				   /* exactly before block b */
+		cuts[1] = off[b] + 1;				   /* inside its header */
+		cuts[2] = off[b] + sizeof(struct trace_block_hdr); /* header, no data */
+		cuts[3] = (off[b] + end) / 2;			   /* mid data */
+		cuts[4] = end - 1;				   /* one byte short */
 		for (int c = 0; c < 5; c++) {
 			const char *error;
 			unsigned int got = read_all(p, cuts[c], &error);
@@ -353,7 +353,7 @@ static void test_trace__disk_full(void)
 
 	CU_ASSERT_FATAL(fd >= 0);
 	w = trace_writer__new(fd, BLOCK);
-	if (w) {	/* the header may sit in a buffer until the first block */
+	if (w) { /* the header may sit in a buffer until the first block */
 		for (unsigned int i = 0; i < NREC && !err; i++) {
 			make_rec(i, buf);
 			err = trace_writer__append(w, (void *)buf);
@@ -380,16 +380,16 @@ static void test_trace__sc_view_bounds(void)
 	CU_ASSERT_EQUAL(sc_view__parse(&sc->hdr, &v), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sc_view__str(&v, 1));
 	CU_ASSERT_STRING_EQUAL(sc_view__str(&v, 1), "/data/file-387276917");
-	sc->nfd = 3;		/* claims fd tails that are not there */
+	sc->nfd = 3; /* claims fd tails that are not there */
 	CU_ASSERT_EQUAL(sc_view__parse(&sc->hdr, &v), -EBADMSG);
 	sc->nfd = 0;
-	sc->hdr.size = n - 8;	/* string cut */
+	sc->hdr.size = n - 8; /* string cut */
 	CU_ASSERT_EQUAL(sc_view__parse(&sc->hdr, &v), -EBADMSG);
 	sc->hdr.size = n;
-	sc->nstr = 5;		/* more strings than exist */
+	sc->nstr = 5; /* more strings than exist */
 	CU_ASSERT_EQUAL(sc_view__parse(&sc->hdr, &v), -EBADMSG);
 	sc->nstr = 1;
-	buf[n - 1] = 'x';	/* string data not NUL-terminated within its length */
+	buf[n - 1] = 'x'; /* string data not NUL-terminated within its length */
 	memset(buf + sizeof(*sc) + sizeof(struct iot_str), 'x', n - sizeof(*sc) - 8);
 	CU_ASSERT_EQUAL(sc_view__parse(&sc->hdr, &v), -EBADMSG);
 	CU_ASSERT_EQUAL(rec__min_size(IOT_REC_SYSCALL), sizeof(struct iot_syscall));

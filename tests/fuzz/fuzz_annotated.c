@@ -24,7 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write(fd, data, size) == (ssize_t)size) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		for (unsigned int i = 0; i < 4; i++) {
-			struct rp_opts o = { .timing = RT_AFAP, .order = orders[i], .speed = 1,
+			struct rp_opts o = { .timing = RT_AFAP,
+					     .order = orders[i],
+					     .speed = 1,
 					     .root = "/nonexistent" };
 			struct rp_plan p = { 0 };
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #define BATCHES 40
-#define RECORD 4096
+#define RECORD	4096
 
 static char logpath[512], idxpath[512];
 static int handoff[2];
@@ -48,7 +48,7 @@ static void *writer(void *arg)
 			die("fdatasync");
 		if (write(handoff[1], &off, sizeof(off)) != sizeof(off))
 			die("handoff");
-		usleep(2000);	/* think */
+		usleep(2000); /* think */
 	}
 	close(fd);
 	close(handoff[1]);

@@ -32,10 +32,9 @@ static void *worker(void *arg)
 		perror("open");
 		exit(1);
 	}
-	if (pwrite(fd, buf, 4096, 8192) != 4096 ||	/* size becomes 12288 */
-	    lseek(fd, 100, SEEK_SET) != 100 ||
-	    write(fd, buf, 50) != 50 ||			/* at pos 100 */
-	    read(fd, buf, 1000) != 1000 ||		/* at pos 150 */
+	if (pwrite(fd, buf, 4096, 8192) != 4096 ||			   /* size becomes 12288 */
+	    lseek(fd, 100, SEEK_SET) != 100 || write(fd, buf, 50) != 50 || /* at pos 100 */
+	    read(fd, buf, 1000) != 1000 ||				   /* at pos 150 */
 	    pread(fd, buf, 512, 8192) != 512 || fsync(fd) || fstat(fd, &st)) {
 		perror("io");
 		exit(1);

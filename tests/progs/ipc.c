@@ -28,7 +28,7 @@ static void *reader(void *arg)
 	char buf[100];
 
 	(void)arg;
-	if (read(pfd[0], buf, sizeof(buf)) != 64)	/* blocks until main writes */
+	if (read(pfd[0], buf, sizeof(buf)) != 64) /* blocks until main writes */
 		exit(1);
 	pthread_mutex_lock(&mu);
 	token = 1;
@@ -45,7 +45,7 @@ static void pipe_and_condvar(void)
 	if (pipe(pfd))
 		exit(1);
 	pthread_create(&th, NULL, reader, NULL);
-	usleep(20000);	/* let the reader block in read() */
+	usleep(20000); /* let the reader block in read() */
 	if (write(pfd[1], buf, sizeof(buf)) != sizeof(buf))
 		exit(1);
 	pthread_mutex_lock(&mu);
@@ -106,7 +106,7 @@ static void mapped_file(const char *dir)
 		exit(1);
 	sum += m[0];
 	sum += m[5 * 4096];
-	m[3 * 4096] = 'w';	/* dirties page 3 */
+	m[3 * 4096] = 'w'; /* dirties page 3 */
 	if (msync(m, 8 * 4096, MS_SYNC) || munmap(m, 8 * 4096))
 		exit(1);
 	close(fd);

@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (sched_setscheduler(0, SCHED_FIFO, &sp))
-		perror("sched_setscheduler");	/* still a test, a weaker one */
+		perror("sched_setscheduler"); /* still a test, a weaker one */
 	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
 		perror(argv[1]);

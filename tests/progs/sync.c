@@ -21,8 +21,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define NT	4
-#define ROUNDS	3
+#define NT     4
+#define ROUNDS 3
 
 static const char *dir;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;

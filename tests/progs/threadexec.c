@@ -58,6 +58,6 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (pthread_create(&th, NULL, worker, NULL))
 		return 1;
-	pause();	/* the exec ends this thread */
+	pause(); /* the exec ends this thread */
 	return 1;
 }
