@@ -10,8 +10,9 @@ pkgs=(
 	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libjansson-dev
 	# tests: CUnit; libFuzzer and the ASan runtime (only a Recommends of clang)
 	libcunit1-dev libclang-rt-14-dev
-	# tests and demo: JSON checks, pkill/ps, setpriv/mount/losetup, valgrind, man page lint
-	jq procps util-linux valgrind mandoc
+	# tests and demo: JSON checks, pkill/ps, setpriv/mount/losetup, valgrind, man page lint,
+	# the format gate
+	jq procps util-linux valgrind mandoc clang-format
 	# tests: the real services attached and loaded
 	redis-server redis-tools nginx apache2-utils wrk postgresql-15 iproute2
 	# bench: the other tracers, workloads, file systems, tables and plots

@@ -27,6 +27,14 @@ for bin in "$build"/fuzz/fuzz_*; do
 	fi
 done
 echo "unit: $fuzz_pass passed, $fuzz_fail failed" | tee -a "$log" >/dev/null
+# every .c and .h as .clang-format lays it out (make format mends it)
+if make -s -C "$here/.." format-check >/dev/null 2>&1; then
+	echo "PASS  format"
+	echo "unit: 1 passed, 0 failed" >>"$log"
+else
+	echo "FAIL  format: 'make format-check' lists the lines, 'make format' mends them"
+	echo "unit: 0 passed, 1 failed" >>"$log"
+fi
 # every #include goes down the layers of docs/architecture.md
 if "$here/layers.sh"; then
 	echo "PASS  layers"
