@@ -9,13 +9,10 @@
 # its report in $T/r.json and its stderr in $T/replay.err.
 replay_ok()
 {
-	local jsonl=$1 root=$2
+	local jsonl=$1
+
+	replay "$@"
 	shift 2
-	"$IOTRACE" replay "$jsonl" --root "$root" --report "$T/r.json" --no-progress "$@" \
-		2>"$T/replay.err" || {
-		cat "$T/replay.err" >&2
-		fail "iotrace replay $jsonl $* exited $?"
-	}
 	eq "failed calls ($*)" "$(jq .failed "$T/r.json")" 0
 	eq "events replayed ($*)" "$(jq .events "$T/r.json")" \
 		"$(head -1 "$jsonl" | jq .events)"

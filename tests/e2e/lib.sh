@@ -142,3 +142,15 @@ ev()
 {
 	jq -c "select(.type == \"event\" and ($2)) | .id" "$1"
 }
+
+# replay JSONL ROOT ARGS...: iotrace replay with a report in $T/r.json.
+replay()
+{
+	local jsonl=$1 root=$2
+	shift 2
+	"$IOTRACE" replay "$jsonl" --root "$root" --report "$T/r.json" --no-progress "$@" \
+		2>"$T/replay.err" || {
+		cat "$T/replay.err" >&2
+		fail "iotrace replay $jsonl $* exited $?"
+	}
+}

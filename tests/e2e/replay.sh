@@ -13,18 +13,6 @@ annotated()
 		fail "analyze $name.iot exited $?"
 }
 
-# replay JSONL ROOT ARGS...: iotrace replay with a report in $T/r.json.
-replay()
-{
-	local jsonl=$1 root=$2
-	shift 2
-	"$IOTRACE" replay "$jsonl" --root "$root" --report "$T/r.json" --no-progress "$@" \
-		2>"$T/replay.err" || {
-		cat "$T/replay.err" >&2
-		fail "iotrace replay $jsonl $* exited $?"
-	}
-}
-
 # r FILTER: jq over the last report.
 r()
 {
