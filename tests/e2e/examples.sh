@@ -77,6 +77,42 @@ test_root_tmp_dev_proc()
 	[ ! -e sb/proc/self ] || fail "the sandbox got a /proc/self"
 }
 
+# The README's record, info and dump examples, with what a test machine
+# lacks put in, and nothing else changed: an "nginx" (bash under that name,
+# opening a file ten times a second, so pgrep -o finds it unless a real one is
+# older), two processes for "-p 1234,1240", 2 s for "--duration 30", cat for
+# less, and the traced shell's tid for "-t 4243".
+test_readme_record_info_dump()
+{
+	need_bpf
+	local n=0 line a b ng picked
+	cp "$(command -v bash)" nginx
+	./nginx -c 'for ((i = 0; i < 300; i++)); do cat /etc/hostname; sleep 0.1; done' \
+		>/dev/null &
+	ng=$!
+	sleep 30 & a=$!
+	sleep 30 & b=$!
+	picked=$(pgrep -o nginx)
+	for sec in record info dump; do
+		while IFS= read -r line; do
+			line=${line//--duration 30/--duration 2}
+			line=${line//1234,1240/$a,$b}
+			line=${line//| less/| cat}
+			line=${line//-t 4243/-t $ng}
+			# "-p A,B --no-children" records until both end
+			[[ $line == *"-p $a,$b"* ]] && (sleep 2; kill $a $b) &
+			run_example "$line"
+			n=$((n + 1))
+		done < <(readme_examples $sec)
+	done
+	kill $ng 2>/dev/null
+	ge "README record, info and dump examples run" "$n" 8
+	# ours, busy, unless the machine runs an older, idle, real nginx
+	[ "$picked" != "$ng" ] || jq -e '.events > 0' <("$IOTRACE" info nginx.iot) >/dev/null ||
+		fail "nginx.iot holds no events"
+	[ "$(jq -e .events <("$IOTRACE" info ls.iot))" -gt 0 ] || fail "ls.iot holds no events"
+}
+
 # Runs each line as a shell would, in $T, with this build's iotrace first
 # on PATH, and checks what it wrote.
 run_example()
