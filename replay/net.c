@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/htab.h"
 #include "replay/replay.h"
 #include "replay/run.h"
 
@@ -23,14 +24,6 @@ struct sock_ref {
 	int32_t listen; /* listener slot bound to this fd, or -1 */
 };
 
-/* Connection (socket inode, or process and slot when the trace has none) ->
- * its external peer, or -1 for a connection both of whose ends are traced. */
-struct conn_map {
-	uint64_t *key; /* 0: empty */
-	int32_t *peer;
-	uint32_t n, cap;
-};
-
 struct net_pass {
 	struct sock_ref *refs;
 	uint32_t nrefs;
@@ -38,7 +31,10 @@ struct net_pass {
 	int64_t *listen_port;  /* per listener slot: recorded port */
 	int64_t *client_ports; /* recorded local ports of traced connects */
 	uint32_t nclients;
-	struct conn_map conn;
+	/* connection (socket inode, or process and slot when the trace has
+	 * none) -> its external peer + 1, or 0 for a connection both of whose
+	 * ends are traced */
+	struct htab conn;
 };
 
 static struct sock_ref *ref_get(struct net_pass *n, uint32_t pidx, int32_t fd, bool make)
@@ -65,52 +61,17 @@ static uint64_t conn_key(const struct rp_op *op, int32_t slot)
 	return 1ull << 63 | (uint64_t)op->pidx << 32 | (uint32_t)slot;
 }
 
-static uint32_t conn_pos(const struct conn_map *m, uint64_t key)
-{
-	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
-
-	while (m->key[h] && m->key[h] != key)
-		h = (h + 1) & (m->cap - 1);
-	return h;
-}
-
 /* The peer of connection KEY: >= 0, -1 traced at both ends, -2 unknown. */
-static int32_t conn_get(const struct conn_map *m, uint64_t key)
+static int32_t conn_get(const struct htab *m, uint64_t key)
 {
-	uint32_t h;
+	uint32_t v = htab__get(m, key);
 
-	if (!m->cap)
-		return -2;
-	h = conn_pos(m, key);
-	return m->key[h] ? m->peer[h] : -2;
+	return v == UINT32_MAX ? -2 : (int32_t)v - 1;
 }
 
-static int conn_put(struct conn_map *m, uint64_t key, int32_t peer)
+static int conn_put(struct htab *m, uint64_t key, int32_t peer)
 {
-	uint32_t h;
-
-	if (2 * (m->n + 1) > m->cap) {
-		struct conn_map g = { .cap = m->cap ? 2 * m->cap : 64 };
-
-		g.key = calloc(g.cap, sizeof(*g.key));
-		g.peer = malloc(g.cap * sizeof(*g.peer));
-		if (!g.key || !g.peer) {
-			free(g.key);
-			free(g.peer);
-			return -ENOMEM;
-		}
-		for (uint32_t i = 0; i < m->cap; i++)
-			if (m->key[i] && conn_put(&g, m->key[i], m->peer[i]))
-				return -ENOMEM;
-		free(m->key);
-		free(m->peer);
-		*m = g;
-	}
-	h = conn_pos(m, key);
-	m->n += !m->key[h];
-	m->key[h] = key;
-	m->peer[h] = peer;
-	return 0;
+	return htab__set(m, key, (uint32_t)(peer + 1));
 }
 
 static int net_dep(struct rp_op *op, uint32_t dep)
@@ -370,8 +331,7 @@ int net__plan(struct rp_plan *p)
 	free(n.listen_op);
 	free(n.listen_port);
 	free(n.client_ports);
-	free(n.conn.key);
-	free(n.conn.peer);
+	htab__free(&n.conn);
 	if (err)
 		return err;
 	p->ports = calloc(p->nlisten + 1, sizeof(*p->ports));

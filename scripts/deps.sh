@@ -11,8 +11,8 @@ pkgs=(
 	# tests: CUnit; libFuzzer and the ASan runtime (only a Recommends of clang)
 	libcunit1-dev libclang-rt-14-dev
 	# tests and demo: JSON checks, pkill/ps, setpriv/mount/losetup, valgrind, man page lint,
-	# the format gate
-	jq procps util-linux valgrind mandoc clang-format
+	# the format gate, the pager the examples pipe dump into
+	jq procps util-linux valgrind mandoc clang-format less
 	# tests: the real services attached and loaded
 	redis-server redis-tools nginx apache2-utils wrk postgresql-15 iproute2
 	# bench: the other tracers, workloads, file systems, tables and plots

@@ -80,8 +80,8 @@ test_root_tmp_dev_proc()
 # The README's record, info and dump examples, with what a test machine
 # lacks put in, and nothing else changed: an "nginx" (bash under that name,
 # opening a file ten times a second, so pgrep -o finds it unless a real one is
-# older), two processes for "-p 1234,1240", 2 s for "--duration 30", cat for
-# less, and the traced shell's tid for "-t 4243".
+# older), two processes for "-p 1234,1240", 2 s for "--duration 30", and the
+# traced shell's tid for "-t 4243".
 test_readme_record_info_dump()
 {
 	need_bpf
@@ -97,7 +97,6 @@ test_readme_record_info_dump()
 		while IFS= read -r line; do
 			line=${line//--duration 30/--duration 2}
 			line=${line//1234,1240/$a,$b}
-			line=${line//| less/| cat}
 			line=${line//-t 4243/-t $ng}
 			# "-p A,B --no-children" records until both end
 			[[ $line == *"-p $a,$b"* ]] && (sleep 2; kill $a $b) &
