@@ -551,7 +551,14 @@ static __always_inline void read_argv(struct task_state *st, const char *const *
 	long n;
 
 	for (int i = 0; i < IOT_ARGV_MAX; i++) {
-		if (!argv || bpf_probe_read_user(&p, sizeof(p), &argv[i]) || !p)
+		if (!argv)
+			goto out;
+		if (bpf_probe_read_user(&p, sizeof(p), &argv[i])) {
+			/* strace prints an array it cannot read as its address */
+			fl |= i ? IOT_STRF_FAULT : IOT_STRF_ARGV_BAD;
+			goto out;
+		}
+		if (!p)
 			goto out;
 		if (off >= IOT_ARGV_ROOM)
 			break;
@@ -583,9 +590,15 @@ static __always_inline void count_envp(struct task_state *st, const char *const 
 	const char *p;
 	__u32 i;
 
-	for (i = 0; envp && i < IOT_ENVC_MAX; i++)
-		if (bpf_probe_read_user(&p, sizeof(p), &envp[i]) || !p)
+	for (i = 0; envp && i < IOT_ENVC_MAX; i++) {
+		if (bpf_probe_read_user(&p, sizeof(p), &envp[i])) {
+			if (!i)
+				st->exec_argv_flags |= IOT_STRF_ENV_BAD;
 			break;
+		}
+		if (!p)
+			break;
+	}
 	if (i == IOT_ENVC_MAX && !bpf_probe_read_user(&p, sizeof(p), &envp[i]) && p)
 		st->exec_argv_flags |= IOT_STRF_ENV_MORE;
 	st->exec_counts.envc = i;

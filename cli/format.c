@@ -150,6 +150,10 @@ static void argv_arg(FILE *f, const struct sc_view *v, uint64_t a, bool verbose)
 		unrecorded(f, a, verbose);
 		return;
 	}
+	if (s->flags & IOT_STRF_ARGV_BAD) {
+		fprintf(f, "%#llx", (unsigned long long)a);
+		return;
+	}
 	memcpy(&c, s->pad, sizeof(c));
 	fputc('[', f);
 	for (unsigned int i = 0; i < c.argc && p < (const char *)(s + 1) + s->len; i++) {
@@ -175,6 +179,10 @@ static void envp_arg(FILE *f, const struct sc_view *v, uint64_t a, bool verbose)
 			s = v->strh[k];
 	if (!s || !a) {
 		unrecorded(f, a, verbose);
+		return;
+	}
+	if (s->flags & IOT_STRF_ENV_BAD) {
+		fprintf(f, "%#llx", (unsigned long long)a);
 		return;
 	}
 	memcpy(&c, s->pad, sizeof(c));

@@ -142,6 +142,8 @@ struct iot_argv_counts {
 #define IOT_STRF_FAULT	0x2	/* string could not be read: data is empty */
 #define IOT_STRF_ARGV_MORE 0x4	/* IOT_STR_ARGV: argv has entries past those kept */
 #define IOT_STRF_ENV_MORE 0x8	/* IOT_STR_ARGV: envp has more than IOT_ENVC_MAX entries */
+#define IOT_STRF_ARGV_BAD 0x10	/* IOT_STR_ARGV: the argv array itself could not be read */
+#define IOT_STRF_ENV_BAD 0x20	/* IOT_STR_ARGV: the envp array itself could not be read */
 
 /* struct iot_syscall.flags */
 #define IOT_SCF_NO_ENTER	0x1	/* exit seen without its enter (call began before the
