@@ -137,6 +137,14 @@ test_execve_argv()
 	*'["/bin/true", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", ...], /* 0 vars */) = 0') ;;
 	*) fail "long argv: $line" ;;
 	esac
+	# no arrays, and arrays that cannot be read, as strace spells them
+	strace -qq -o strace.txt "$PROGS/dumpcalls" execs "$T" || fail "execs under strace exited $?"
+	record -o bad.iot -- "$PROGS/dumpcalls" execs "$T"
+	grep -F 'execve("'"$T"'/missing"' strace.txt | sed -E 's/ +=  */ = /' >want
+	"$IOTRACE" dump --time none bad.iot | grep -F 'execve("'"$T"'/missing"' |
+		sed -E 's/^ *[0-9]+ +[0-9]+ //' >got
+	eq "two failed execs" "$(grep -c '' want)" 2
+	diff -u want got || fail "dump and strace disagree on missing arrays (- strace, + dump)"
 	"$IOTRACE" dump -v long.iot | grep -qE 'execve\("/bin/true", \[.*\], 0x[0-9a-f]+ /\* 0 vars \*/\) = 0' ||
 		fail "-v does not show envp's address"
 }
