@@ -93,7 +93,12 @@ struct task_state {
 	__u8 exited; /* past sched_process_exit: its seq is final */
 	__u8 pad[5];
 	struct iot_fd fds[IOT_MAX_FDS];
-	char exec_path[256]; /* execve reads its path at enter: the mm goes */
+	char exec_path[256];		   /* execve reads its path at enter: the mm goes */
+	char exec_argv[2 * IOT_ARGV_ROOM]; /* and its argv, NUL-separated */
+	__u16 exec_argv_len;		   /* bytes of exec_argv used */
+	__u8 exec_argv_flags;		   /* IOT_STRF_* of the argv string */
+	__u8 pad2;
+	struct iot_argv_counts exec_counts;
 };
 
 struct {
@@ -537,6 +542,68 @@ static __always_inline struct task_state *enter_state(struct pt_regs *regs, stru
 	return &r->st;
 }
 
+/* Up to IOT_ARGV_MAX argv strings into st->exec_argv, before the exec drops the mm. */
+static __always_inline void read_argv(struct task_state *st, const char *const *argv)
+{
+	__u32 off = 0, argc = 0;
+	__u8 fl = 0;
+	const char *p;
+	long n;
+
+	for (int i = 0; i < IOT_ARGV_MAX; i++) {
+		if (!argv)
+			goto out;
+		if (bpf_probe_read_user(&p, sizeof(p), &argv[i])) {
+			/* strace prints an array it cannot read as its address */
+			fl |= i ? IOT_STRF_FAULT : IOT_STRF_ARGV_BAD;
+			goto out;
+		}
+		if (!p)
+			goto out;
+		if (off >= IOT_ARGV_ROOM)
+			break;
+		n = bpf_probe_read_user_str(st->exec_argv + (off & (IOT_ARGV_ROOM - 1)),
+					    IOT_ARGV_ROOM, p);
+		if (n <= 0) {
+			fl |= IOT_STRF_FAULT;
+			goto out;
+		}
+		off += n;
+		argc++;
+		if (n == IOT_ARGV_ROOM) {
+			fl |= IOT_STRF_TRUNC;
+			goto out;
+		}
+	}
+	/* stopped with room or count used up: more follow unless argv ends here */
+	if (bpf_probe_read_user(&p, sizeof(p), &argv[argc]) || p)
+		fl |= IOT_STRF_ARGV_MORE;
+out:
+	st->exec_argv_len = off;
+	st->exec_argv_flags = fl;
+	st->exec_counts.argc = argc;
+}
+
+/* strace's "N vars": envp entries up to IOT_ENVC_MAX. */
+static __always_inline void count_envp(struct task_state *st, const char *const *envp)
+{
+	const char *p;
+	__u32 i;
+
+	for (i = 0; envp && i < IOT_ENVC_MAX; i++) {
+		if (bpf_probe_read_user(&p, sizeof(p), &envp[i])) {
+			if (!i)
+				st->exec_argv_flags |= IOT_STRF_ENV_BAD;
+			break;
+		}
+		if (!p)
+			break;
+	}
+	if (i == IOT_ENVC_MAX && !bpf_probe_read_user(&p, sizeof(p), &envp[i]) && p)
+		st->exec_argv_flags |= IOT_STRF_ENV_MORE;
+	st->exec_counts.envc = i;
+}
+
 static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 {
 	struct task_struct *task = NULL;
@@ -571,6 +638,9 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 		st->exec_trunc = n < 0			    ? IOT_STRF_FAULT :
 				 n == sizeof(st->exec_path) ? IOT_STRF_TRUNC :
 							      0;
+		/* argv and envp follow the path, whichever call it is */
+		read_argv(st, (void *)(d.str_args & 1 ? st->args[1] : st->args[2]));
+		count_envp(st, (void *)(d.str_args & 1 ? st->args[2] : st->args[3]));
 	}
 	if (d.flags & IOT_SCD_NORET)
 		return emit_noret(st, pid_tgid, now);
@@ -639,6 +709,27 @@ static __always_inline __u32 put_exec_str(__u8 *buf, __u32 off, struct task_stat
 	s->which = 0;
 	s->flags = st->exec_trunc;
 	*(__u32 *)s->pad = 0;
+	return sizeof(*s) + ((n + 7) & ~7);
+}
+
+/* execve's argv as one string of NUL-separated strings, its counts in pad. */
+static __always_inline __u32 put_argv_str(__u8 *buf, __u32 off, struct task_state *st)
+{
+	struct iot_str *s;
+	__u32 n = st->exec_argv_len;
+
+	off &= OFF_MASK;
+	s = (struct iot_str *)(buf + off);
+	if (n > 2 * IOT_ARGV_ROOM - 1)
+		n = 0;
+	if (!n || bpf_probe_read_kernel(buf + off + sizeof(*s), n, st->exec_argv)) {
+		n = 1;
+		buf[(off + sizeof(*s)) & (SCRATCH_SZ - 1)] = 0;
+	}
+	s->len = n;
+	s->which = IOT_STR_ARGV;
+	s->flags = st->exec_argv_flags;
+	__builtin_memcpy(s->pad, &st->exec_counts, sizeof(s->pad));
 	return sizeof(*s) + ((n + 7) & ~7);
 }
 
@@ -819,7 +910,8 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	}
 	if (d.flags & IOT_SCD_EXEC) {
 		off += put_exec_str(buf, off, st);
-		nstr++;
+		off += put_argv_str(buf, off, st);
+		nstr += 2;
 	} else if (!(flags & IOT_SCF_NO_RETURN)) {
 		for (int i = 0; i < 6; i++) {
 			if (!(d.str_args & (1 << i)))

@@ -100,6 +100,23 @@ static json_t *sock_json(const struct iot_sock *s)
 			 (json_int_t)s->ino, "peer_ino", (json_int_t)s->peer_ino);
 }
 
+/* execve's argv string: its strings as an array, and the counts beside them. */
+static void argv_json(json_t *sj, const struct iot_str *s, const char *p)
+{
+	json_t *argv = json_array();
+	struct iot_argv_counts c;
+
+	memcpy(&c, s->pad, sizeof(c));
+	for (unsigned int i = 0; i < c.argc && p < (const char *)(s + 1) + s->len; i++) {
+		json_array_append_new(argv, json_string(p));
+		p += strlen(p) + 1;
+	}
+	json_object_set_new(sj, "argv", argv);
+	json_object_set_new(sj, "envc", json_integer(c.envc));
+	json_object_set_new(sj, "argv_more", json_boolean(s->flags & IOT_STRF_ARGV_MORE));
+	json_object_set_new(sj, "envc_more", json_boolean(s->flags & IOT_STRF_ENV_MORE));
+}
+
 /* Every field of a syscall record, raw, for tests and jq. */
 static json_t *syscall_json(const struct iot_hdr *h, const struct fdtable *t)
 {
@@ -119,11 +136,15 @@ static json_t *syscall_json(const struct iot_hdr *h, const struct fdtable *t)
 			json_object_set_new(fj, "path", json_string(path));
 		json_array_append_new(fds, fj);
 	}
-	for (unsigned int i = 0; i < v.nstr; i++)
-		json_array_append_new(strs, json_pack("{s:i, s:s, s:b, s:b}", "which",
-						      v.strh[i]->which, "s", v.str[i], "trunc",
-						      v.strh[i]->flags & IOT_STRF_TRUNC, "fault",
-						      v.strh[i]->flags & IOT_STRF_FAULT));
+	for (unsigned int i = 0; i < v.nstr; i++) {
+		json_t *sj = json_pack("{s:i, s:s, s:b, s:b}", "which", v.strh[i]->which, "s",
+				       v.str[i], "trunc", v.strh[i]->flags & IOT_STRF_TRUNC,
+				       "fault", v.strh[i]->flags & IOT_STRF_FAULT);
+
+		if (v.strh[i]->which == IOT_STR_ARGV)
+			argv_json(sj, v.strh[i], v.str[i]);
+		json_array_append_new(strs, sj);
+	}
 	o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:o, s:o, s:I, s:I, s:i}", "call",
 		      syscall__name(v.sc->nr), "nr", (json_int_t)v.sc->nr, "pid",
 		      (json_int_t)h->pid, "tid", (json_int_t)h->tid, "ts", (json_int_t)h->ts, "dur",

@@ -136,6 +136,61 @@ static void path_arg(FILE *f, const struct sc_view *v, int i, bool verbose)
 	unrecorded(f, v->sc->args[i], verbose);
 }
 
+/* strace's ["ls", "-l", ...]: "..." after the last string when argv went on. */
+static void argv_arg(FILE *f, const struct sc_view *v, uint64_t a, bool verbose)
+{
+	const struct iot_str *s = NULL;
+	struct iot_argv_counts c;
+	const char *p = NULL;
+
+	for (unsigned int k = 0; k < v->nstr; k++)
+		if (v->strh[k]->which == IOT_STR_ARGV)
+			s = v->strh[k], p = v->str[k];
+	if (!s || !a) {
+		unrecorded(f, a, verbose);
+		return;
+	}
+	if (s->flags & IOT_STRF_ARGV_BAD) {
+		fprintf(f, "%#llx", (unsigned long long)a);
+		return;
+	}
+	memcpy(&c, s->pad, sizeof(c));
+	fputc('[', f);
+	for (unsigned int i = 0; i < c.argc && p < (const char *)(s + 1) + s->len; i++) {
+		bool last = i + 1 == c.argc;
+
+		fputs(i ? ", " : "", f);
+		quoted(f, p, last && (s->flags & IOT_STRF_TRUNC));
+		p += strlen(p) + 1;
+	}
+	if (s->flags & (IOT_STRF_ARGV_MORE | IOT_STRF_FAULT))
+		fputs(c.argc ? ", ..." : "...", f);
+	fputc(']', f);
+}
+
+/* strace prints envp as its address and a vars count; the address only with -v. */
+static void envp_arg(FILE *f, const struct sc_view *v, uint64_t a, bool verbose)
+{
+	const struct iot_str *s = NULL;
+	struct iot_argv_counts c;
+
+	for (unsigned int k = 0; k < v->nstr; k++)
+		if (v->strh[k]->which == IOT_STR_ARGV)
+			s = v->strh[k];
+	if (!s || !a) {
+		unrecorded(f, a, verbose);
+		return;
+	}
+	if (s->flags & IOT_STRF_ENV_BAD) {
+		fprintf(f, "%#llx", (unsigned long long)a);
+		return;
+	}
+	memcpy(&c, s->pad, sizeof(c));
+	if (verbose)
+		fprintf(f, "%#llx ", (unsigned long long)a);
+	fprintf(f, "/* %u%s vars */", c.envc, s->flags & IOT_STRF_ENV_MORE ? "+" : "");
+}
+
 static void one_arg(FILE *f, const struct syscall_info *si, const struct sc_view *v, int i,
 		    const struct fdtable *t, bool verbose)
 {
@@ -157,6 +212,12 @@ static void one_arg(FILE *f, const struct syscall_info *si, const struct sc_view
 		return;
 	case SA_PTR:
 		unrecorded(f, a, verbose);
+		return;
+	case SA_ARGV:
+		argv_arg(f, v, a, verbose);
+		return;
+	case SA_ENVP:
+		envp_arg(f, v, a, verbose);
 		return;
 	}
 	syscall__decode(buf, sizeof(buf), si->arg[i], a, v->sc->args);

@@ -124,10 +124,26 @@ struct iot_str {
 enum iot_str_which {
 	IOT_STR_SUN_PATH	= 6,	/* AF_UNIX path of the socket */
 	IOT_STR_RESULT		= 7,	/* readlink result buffer */
+	IOT_STR_ARGV		= 8,	/* execve's argv: the strings kept, each with its NUL;
+					 * pad holds struct iot_argv_counts */
 };
+
+/* execve's counts, in the pad of its IOT_STR_ARGV string. */
+struct iot_argv_counts {
+	__u16 argc;	/* argv strings kept in the data (an empty data holds one NUL) */
+	__u16 envc;	/* envp entries, IOT_ENVC_MAX at most */
+};
+
+#define IOT_ARGV_MAX	16	/* argv strings kept of one execve */
+#define IOT_ARGV_ROOM	512	/* a string of argv is read only below this offset */
+#define IOT_ENVC_MAX	1024	/* envp entries counted of one execve */
 
 #define IOT_STRF_TRUNC	0x1	/* string longer than IOT_STR_MAX - 1: cut */
 #define IOT_STRF_FAULT	0x2	/* string could not be read: data is empty */
+#define IOT_STRF_ARGV_MORE 0x4	/* IOT_STR_ARGV: argv has entries past those kept */
+#define IOT_STRF_ENV_MORE 0x8	/* IOT_STR_ARGV: envp has more than IOT_ENVC_MAX entries */
+#define IOT_STRF_ARGV_BAD 0x10	/* IOT_STR_ARGV: the argv array itself could not be read */
+#define IOT_STRF_ENV_BAD 0x20	/* IOT_STR_ARGV: the envp array itself could not be read */
 
 /* struct iot_syscall.flags */
 #define IOT_SCF_NO_ENTER	0x1	/* exit seen without its enter (call began before the
@@ -356,6 +372,8 @@ _Static_assert(IOT_BATCH_ROOM == 2 * IOT_REC_MAX, "a record fits the room whatev
 _Static_assert(sizeof(struct iot_fd) == 40, "iot_fd ABI");
 _Static_assert(sizeof(struct iot_sock) == 64, "iot_sock ABI");
 _Static_assert(sizeof(struct iot_str) == 8, "iot_str ABI");
+_Static_assert(sizeof(struct iot_argv_counts) == 4, "iot_argv_counts fits iot_str.pad");
+_Static_assert(2 * IOT_ARGV_ROOM <= IOT_STR_MAX, "argv data fits a string");
 _Static_assert(sizeof(struct iot_syscall) == 112, "iot_syscall ABI");
 _Static_assert(sizeof(struct iot_fork) == 40, "iot_fork ABI");
 _Static_assert(sizeof(struct iot_exec) == 48, "iot_exec ABI");

@@ -65,6 +65,8 @@ enum sc_arg {
 	SA_CLONE_PTID,	/* clone's parent_tid=, shown with CLONE_PARENT_SETTID or CLONE_PIDFD */
 	SA_CLONE_CTID,	/* clone's child_tidptr=, shown with CLONE_CHILD_SETTID or _CLEARTID */
 	SA_CLONE_TLS,	/* clone's tls=, shown with CLONE_SETTLS */
+	SA_ARGV,	/* execve's argv: the strings the recorder kept */
+	SA_ENVP,	/* execve's envp: its address, and how many entries */
 	SA_NKINDS
 };
 

@@ -114,6 +114,41 @@ test_filters()
 	grep -qE 'pwrite64\([0-9]+<[^>]*>, 0x[0-9a-f]+, 512, 0\) = 512' out || fail "-v: $(cat out)"
 }
 
+# execve's argv as strace prints it, and the envp count the caller passed.
+test_execve_argv()
+{
+	local args line
+	need_bpf
+	command -v strace >/dev/null || skip "strace is not installed"
+	args=(/bin/echo one "two words" 'q"uote' 'tab	x' "")
+	strace -f -qq -s 256 -o strace.txt env -i A=1 B=2 C=3 "${args[@]}" >/dev/null ||
+		fail "env under strace exited $?"
+	record -o t.iot -- env -i A=1 B=2 C=3 "${args[@]}" >/dev/null
+	grep -F 'execve("/bin/echo"' strace.txt | sed -E 's/^[0-9]+ +//; s/0x[0-9a-f]+ \/\*/\/*/' >want
+	"$IOTRACE" dump --time none t.iot | grep -F 'execve("/bin/echo"' |
+		sed -E 's/^ *[0-9]+ +[0-9]+ //' >got
+	eq "one exec of echo" "$(grep -c '' want)" 1
+	diff -u want got || fail "dump and strace disagree on argv (- strace, + dump)"
+	grep -qF '/* 3 vars */' got || fail "envp count is not 3: $(cat got)"
+	# more than the 16 kept: the 16 first, then ...
+	record -o long.iot -- env -i /bin/true $(seq 1 20)
+	line=$("$IOTRACE" dump long.iot | grep -F 'execve("/bin/true"')
+	case "$line" in
+	*'["/bin/true", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", ...], /* 0 vars */) = 0') ;;
+	*) fail "long argv: $line" ;;
+	esac
+	# no arrays, and arrays that cannot be read, as strace spells them
+	strace -qq -o strace.txt "$PROGS/dumpcalls" execs "$T" || fail "execs under strace exited $?"
+	record -o bad.iot -- "$PROGS/dumpcalls" execs "$T"
+	grep -F 'execve("'"$T"'/missing"' strace.txt | sed -E 's/ +=  */ = /' >want
+	"$IOTRACE" dump --time none bad.iot | grep -F 'execve("'"$T"'/missing"' |
+		sed -E 's/^ *[0-9]+ +[0-9]+ //' >got
+	eq "two failed execs" "$(grep -c '' want)" 2
+	diff -u want got || fail "dump and strace disagree on missing arrays (- strace, + dump)"
+	"$IOTRACE" dump -v long.iot | grep -qE 'execve\("/bin/true", \[.*\], 0x[0-9a-f]+ /\* 0 vars \*/\) = 0' ||
+		fail "-v does not show envp's address"
+}
+
 test_bad_input()
 {
 	: >empty

@@ -8,6 +8,8 @@
  *				and access(DIR/end)
  *   dumpcalls threads DIR	4 threads, 200 pwrites each to their own file,
  *				handing a futex word round, for time order
+ *   dumpcalls execs DIR	execve of DIR/missing with NULL arrays and with
+ *				arrays that cannot be read, each failing ENOENT
  */
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -123,6 +125,15 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* The argv and envp spellings strace has for arrays that are not there. */
+static void execs(void)
+{
+	char *const *bad = (char *const *)8;
+
+	syscall(SYS_execve, at("missing"), NULL, NULL);
+	syscall(SYS_execve, at("missing"), bad, bad);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t[NT];
@@ -135,6 +146,10 @@ int main(int argc, char **argv)
 		files();
 		child();
 		access(at("end"), F_OK);
+		return 0;
+	}
+	if (!strcmp(argv[1], "execs")) {
+		execs();
 		return 0;
 	}
 	if (strcmp(argv[1], "threads"))
