@@ -693,7 +693,9 @@ static __always_inline __u32 put_result_str(__u8 *buf, __u32 off, const void *sr
 	return sizeof(*s) + ((n + 1 + 7) & ~7);
 }
 
-static __always_inline __u32 put_exec_str(__u8 *buf, __u32 off, struct task_state *st)
+/* The exec's path, read at enter; WHICH is its argument: 0 for execve, 1 for
+ * execveat (dirfd first). */
+static __always_inline __u32 put_exec_str(__u8 *buf, __u32 off, struct task_state *st, __u8 which)
 {
 	struct iot_str *s;
 	long n;
@@ -706,7 +708,7 @@ static __always_inline __u32 put_exec_str(__u8 *buf, __u32 off, struct task_stat
 		n = 1;
 	}
 	s->len = n;
-	s->which = 0;
+	s->which = which;
 	s->flags = st->exec_trunc;
 	*(__u32 *)s->pad = 0;
 	return sizeof(*s) + ((n + 7) & ~7);
@@ -909,7 +911,7 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 		}
 	}
 	if (d.flags & IOT_SCD_EXEC) {
-		off += put_exec_str(buf, off, st);
+		off += put_exec_str(buf, off, st, d.str_args & 1 ? 0 : 1);
 		off += put_argv_str(buf, off, st);
 		nstr += 2;
 	} else if (!(flags & IOT_SCF_NO_RETURN)) {

@@ -145,6 +145,11 @@ test_execve_argv()
 		sed -E 's/^ *[0-9]+ +[0-9]+ //' >got
 	eq "two failed execs" "$(grep -c '' want)" 2
 	diff -u want got || fail "dump and strace disagree on missing arrays (- strace, + dump)"
+	# execveat's path is its second argument
+	grep -F 'execveat(AT_FDCWD, "'"$T"'/missing"' strace.txt | sed -E 's/ +=  */ = /' >want
+	"$IOTRACE" dump --time none bad.iot | grep -F 'execveat(' | sed -E 's/^ *[0-9]+ +[0-9]+ //' >got
+	eq "one failed execveat" "$(grep -c '' want)" 1
+	diff -u want got || fail "dump and strace disagree on execveat (- strace, + dump)"
 	"$IOTRACE" dump -v long.iot | grep -qE 'execve\("/bin/true", \[.*\], 0x[0-9a-f]+ /\* 0 vars \*/\) = 0' ||
 		fail "-v does not show envp's address"
 }

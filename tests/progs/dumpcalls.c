@@ -132,6 +132,7 @@ static void execs(void)
 
 	syscall(SYS_execve, at("missing"), NULL, NULL);
 	syscall(SYS_execve, at("missing"), bad, bad);
+	syscall(SYS_execveat, AT_FDCWD, at("missing"), NULL, NULL, 0);
 }
 
 int main(int argc, char **argv)
