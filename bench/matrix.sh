@@ -8,7 +8,8 @@
 # directory, attached with -p while their load generator runs: PostgreSQL
 # under pgbench, nginx under wrk (keep-alive) and ab (a connection per
 # request), redis with appendfsync always under redis-benchmark, pipelined
-# and not.  Each is recorded, analyzed with --infer-causality and replayed
+# and not, and memcached (threads handing connections over) under memcaslap.
+# Each is recorded, analyzed with --infer-causality and replayed
 # --afap and --natural; the tables say what each replay reproduced, and
 # which calls it could not, by reason.  The short versions are
 # tests/e2e/workloads.sh and tests/e2e/services.sh.  Writes the
@@ -17,7 +18,7 @@
 #   BUILD=DIR    where iotrace was built (default build/)
 #   --quick      the sizes of the tests
 #   MATRIX_ONLY="NAME..."  only these entries (make sqlite rocksdb pgbench
-#                nginx-wrk nginx-ab redis-P16 redis); a table left without
+#                nginx-wrk nginx-ab redis-P16 redis memcached); a table left without
 #                rows leaves its section of the doc as it was
 set -euo pipefail
 
@@ -144,6 +145,9 @@ until_ok() {
 	return 1
 }
 
+# listening PORT: something listens on PORT
+listening() { ss -Htln "sport = :$1" | grep -q .; }
+
 # attach NAME PID SECS: record -p PID for SECS seconds into $TMP/NAME.iot in
 # the background (its pid in REC), back once the programs are attached (the
 # trace file is named only then): the load starts after, so its connections
@@ -251,6 +255,25 @@ pg_entry() {
 	runuser -u postgres -- $bin/pg_ctl -D "$dir/data" -m immediate stop >/dev/null
 }
 
+# memcached_entry NAME: a listener thread handing connections to four worker
+# threads, each with its own epoll loop, under memcaslap
+memcached_entry() {
+	local port pid
+	have memcached && have memcaslap || { log "memcached missing: left out"; return 0; }
+	log "$1: memcached -t 4, memcaslap -T2 -c8 for ${LOAD_SECS}s"
+	port=$(free_port)
+	memcached -p "$port" -l 127.0.0.1 -U 0 -t 4 -m 64 -u nobody >"$TMP/mc.log" 2>&1 &
+	pid=$!
+	STOP+=("kill $pid")
+	until_ok 10 listening "$port" || return 1
+	attach "$1" "$pid" $((LOAD_SECS + 3)) || return 1
+	timeout 120 memcaslap -s "127.0.0.1:$port" -T 2 -c 8 -t "${LOAD_SECS}s" >"$TMP/mc.out" 2>&1 ||
+		log "$1: memcaslap failed"
+	kill "$REC" 2>/dev/null || true
+	service_done "$1"
+	kill "$pid"
+}
+
 # entry NAME CMD...: runs an entry unless MATRIX_ONLY leaves it out; one that
 # fails is said so and left out of its table, the others still run
 entry() {
@@ -266,6 +289,7 @@ entry nginx-wrk nginx_entry nginx-wrk wrk
 entry nginx-ab nginx_entry nginx-ab ab
 entry redis-P16 redis_entry redis-P16 16
 entry redis redis_entry redis 1
+entry memcached memcached_entry memcached
 
 {
 	echo "## Service matrix: builds and files"
@@ -298,7 +322,7 @@ entry redis redis_entry redis 1
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|"
 	cat "$SROWS"
 	echo
-	echo "- pgbench: PostgreSQL $(/usr/lib/postgresql/15/bin/postgres --version 2>/dev/null | awk '{ print $3 }'), scale 1, \`-c4 -j2 -T$LOAD_SECS\` (a backend per client, forked while traced); nginx $(nginx -v 2>&1 | cut -d/ -f2), 2 workers, \`sendfile on\`, a 20 kB file, \`wrk -t2 -c8 -d${LOAD_SECS}s\` and \`ab -c4 -n$AB_N\`; redis $(redis-server --version | grep -o 'v=[0-9.]*' | cut -d= -f2), \`appendfsync always\`, \`redis-benchmark -c8 -n$REDIS_N -t set,get,lpush\` with \`-P16\` and without."
+	echo "- pgbench: PostgreSQL $(/usr/lib/postgresql/15/bin/postgres --version 2>/dev/null | awk '{ print $3 }'), scale 1, \`-c4 -j2 -T$LOAD_SECS\` (a backend per client, forked while traced); nginx $(nginx -v 2>&1 | cut -d/ -f2), 2 workers, \`sendfile on\`, a 20 kB file, \`wrk -t2 -c8 -d${LOAD_SECS}s\` and \`ab -c4 -n$AB_N\`; redis $(redis-server --version | grep -o 'v=[0-9.]*' | cut -d= -f2), \`appendfsync always\`, \`redis-benchmark -c8 -n$REDIS_N -t set,get,lpush\` with \`-P16\` and without; memcached $(memcached -V 2>/dev/null | cut -d' ' -f2), four worker threads, \`memcaslap -T2 -c8 -t${LOAD_SECS}s\` (its default 9:1 get/set mix)."
 	echo "- The recording ends with the load (\`record\` is stopped as the generator exits)."
 	echo "- $(date -u +%Y-%m-%d), $(uname -r), $(nproc) CPUs."
 } >"$TMP/services.md"

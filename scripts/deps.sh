@@ -15,6 +15,7 @@ pkgs=(
 	jq procps util-linux valgrind mandoc clang-format less
 	# tests: the real services attached and loaded
 	redis-server redis-tools nginx apache2-utils wrk postgresql-15 iproute2
+	memcached libmemcached-tools
 	# bench: the other tracers, workloads, file systems, tables and plots
 	strace bpftrace linux-perf fio sqlite3 libsqlite3-dev rocksdb-tools e2fsprogs xfsprogs
 	btrfs-progs bsdextrautils gnuplot-nox time

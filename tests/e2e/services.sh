@@ -192,3 +192,48 @@ test_postgres_pgbench()
 	ge "WAL fsyncs" "$(jq '.calls.fdatasync // 0' info.json)" 10
 	replay_both p.jsonl
 }
+
+# memcached: a listener thread that accepts and hands each connection to one
+# of four worker threads through that worker's eventfd, each worker with its
+# own epoll loop; what the other services do not: one process, connections
+# moving between threads, a wake-up per hand-over.
+test_memcached_threads()
+{
+	need_bpf
+	command -v memcached >/dev/null && command -v memcaslap >/dev/null ||
+		skip "memcached and memcaslap are not installed (make deps)"
+	local port pid rec i
+	port=$(free_port)
+	memcached -p "$port" -l 127.0.0.1 -U 0 -t 4 -m 64 -u nobody >mc.log 2>&1 &
+	pid=$!
+	trap "kill $pid 2>/dev/null" EXIT
+	for ((i = 0; i < 100; i++)); do
+		ss -Htln "sport = :$port" | grep -q . && break
+		sleep 0.05
+	done
+	"$IOTRACE" record -p "$pid" -d 5 -o m.iot 2>rec.err &
+	rec=$!
+	recording_started m.iot
+	timeout 20 memcaslap -s "127.0.0.1:$port" -T 2 -c 8 -t 2s >load.out 2>&1 ||
+		fail "memcaslap: $(tail -c 300 load.out)"
+	kill $rec
+	wait $rec || fail "record exited $?: $(cat rec.err)"
+	"$IOTRACE" info m.iot >info.json
+	"$IOTRACE" analyze m.iot --infer-causality -o m.jsonl || fail "analyze"
+	echo "note: captured: $(jq -c '{processes, threads, events, lost_events,
+		accept4: .calls.accept4, read: .calls.read, sendmsg: .calls.sendmsg,
+		epoll_wait: .calls.epoll_wait}' info.json)"
+	eq "lost" "$(jq .lost_events info.json)" 0
+	ge "threads" "$(jq .threads info.json)" 5
+	ge "clients accepted" "$(jq '.calls.accept4 // 0' info.json)" 8
+	ge "replies" "$(jq '.calls.sendmsg // 0' info.json)" 1000
+	replay_both m.jsonl
+	# the hand-overs: the listener's eventfd writes and the worker's reads of
+	# it, on eventfds made before the attach (outside the trace): nothing else
+	eq "emulated other than the eventfds" "$(jq '.emulated -
+		(.reasons.outside_sandbox.emulated // 0)' rep.json)" 0
+	# (ge: at most a write and a read per client)
+	ge "room for the emulated eventfd hand-overs" "$((2 * $(jq '.calls.accept4' info.json)))" \
+		"$(jq .emulated rep.json)"
+	eq "skipped" "$(jq '.skipped_total' rep.json)" 0
+}
