@@ -375,6 +375,17 @@ static void put_ret_fds(struct jw *w, const struct sc_view *v)
 	jw__lit(w, "]");
 }
 
+/* sendmsg, recvmsg: the fd an SCM_RIGHTS message carried, in the caller's table. */
+static void put_passed_fd(struct jw *w, const struct sc_view *v)
+{
+	const struct iot_fd *f = sc_view__fd(v, IOT_FD_PASSED);
+
+	if (!f)
+		return;
+	jw__lit(w, ",\"passed_fd\":");
+	jw__s64(w, f->fd);
+}
+
 /* mmap I/O the thread did before this call: pages to touch first. */
 static void put_pages(struct jw *w, const struct analysis *an, uint32_t id, size_t *pi)
 {
@@ -435,6 +446,7 @@ static void put_event(struct emit *e, uint32_t id, size_t *pi)
 	if (v.sock)
 		put_sock(w, v.sock);
 	put_ret_fds(w, &v);
+	put_passed_fd(w, &v);
 	put_pages(w, an, id, pi);
 	put_times(e, id);
 	put_deps(w, an, id);

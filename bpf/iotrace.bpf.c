@@ -848,6 +848,46 @@ static __always_inline __u32 put_ret_fds(__u8 *buf, __u32 off, struct task_state
 	return used;
 }
 
+/* The user's struct msghdr and the head of a struct cmsghdr, x86-64 layout. */
+struct iot_umsghdr {
+	__u64 name;
+	int namelen;
+	__u64 iov, iovlen, control, controllen;
+	unsigned int flags;
+};
+
+struct iot_cmsg1 {
+	__u64 len;
+	int level, type;
+	int fd; /* the first of SCM_RIGHTS's fds */
+};
+
+/*
+ * sendmsg, recvmsg: the first fd an SCM_RIGHTS message carried, read at exit
+ * (the receiver's is installed by then, the sender's still open).  A
+ * connection handed to another process goes on in that process's fd, which
+ * the replay must make there from the message, as the kernel did.
+ */
+static __always_inline __u32 put_passed_fd(__u8 *buf, __u32 off, struct task_state *st, __s64 ret,
+					   __u8 *nfd)
+{
+	struct iot_umsghdr mh = {};
+	struct iot_cmsg1 cm = {};
+
+	if ((st->nr != 46 && st->nr != 47) || ret < 0)
+		return 0;
+	if (bpf_probe_read_user(&mh, sizeof(mh), (void *)st->args[1]) || !mh.control ||
+	    mh.controllen < 20)
+		return 0;
+	if (bpf_probe_read_user(&cm, 20, (void *)mh.control) || cm.level != 1 /* SOL_SOCKET */ ||
+	    cm.type != 1 /* SCM_RIGHTS */ || cm.len < 20)
+		return 0;
+	fill_fd((struct iot_fd *)(buf + (off & OFF_MASK)), bpf_get_current_task_btf(), cm.fd,
+		IOT_FD_PASSED);
+	*nfd += 1;
+	return sizeof(struct iot_fd);
+}
+
 /* The room a record is built in; a type, so a global function knows its size. */
 struct rec_room {
 	__u8 b[SCRATCH_SZ];
@@ -895,6 +935,8 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	}
 	if (!(flags & IOT_SCF_NO_RETURN)) {
 		off += put_ret_fds(buf, off, st, &d, ret, &nfd);
+		if (nfd < IOT_MAX_FDS)
+			off += put_passed_fd(buf, off, st, ret, &nfd);
 		if ((d.flags & (IOT_SCD_STAT | IOT_SCD_STATX)) && ret == 0) {
 			off += put_stat(buf, off, (void *)arg_at(st, d.aux),
 					d.flags & IOT_SCD_STATX);

@@ -83,6 +83,7 @@ enum iot_fd_which {
 	IOT_FD_RET0	= 7,	/* pipe, pipe2, socketpair: fds[0] */
 	IOT_FD_RET1	= 8,	/* pipe, pipe2, socketpair: fds[1] */
 	IOT_FD_STAT	= 9,	/* stat-family result: fd = -1, flags = st_mode */
+	IOT_FD_PASSED	= 10,	/* sendmsg, recvmsg: first fd of an SCM_RIGHTS message, at exit */
 };
 
 /* What the kernel knew about one fd of a call. */
