@@ -433,6 +433,10 @@ static void ev_sock(struct rp_op *op, json_t *ev, json_t *a, const char *call)
 		if (op->kind == RK_SEND && op->ret > 0 && op->ret < op->a[0])
 			op->a[0] = op->ret;
 		op->a[1] = arg_int(a, "flags", 0);
+		/* an fd passed with SCM_RIGHTS: the sender's, in use; the
+		 * receiver's, made (track.c) */
+		if (msg && op->ret > 0 && json_is_integer(json_object_get(ev, "passed_fd")))
+			op->fd2 = json_integer_value(json_object_get(ev, "passed_fd"));
 		return;
 	default:
 		op->a[0] = arg_int(a, "how", 0);

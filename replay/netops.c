@@ -132,6 +132,58 @@ static int64_t net_sendfile(struct rp_plan *p, struct rp_op *op, int out, bool *
 	return sys_res(sendfile(out, in, op->a[1] >= 0 ? &off : NULL, op->a[0]));
 }
 
+/*
+ * sendmsg with SCM_RIGHTS: the replay's fd for the one the trace passed goes
+ * with the bytes, so that the receiver's calls on it are on the same
+ * connection, its peer played as the sender's was.
+ */
+static int64_t net_send_fd(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, int fd,
+			   size_t n)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { t->buf, n };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int pass = fd__get(p, op, op->fd2);
+	struct cmsghdr *c;
+
+	/* not in the replay (failed or emulated where made): the bytes alone,
+	 * and the receiver's recvmsg says what it missed */
+	if (pass >= 0) {
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pass, sizeof(int));
+	}
+	return sys_res(sendmsg(fd, &m, op->a[1] | MSG_NOSIGNAL));
+}
+
+/* recvmsg that got an fd with SCM_RIGHTS in the trace: it gets it here too,
+ * into the slot the receiver's later calls use.  Without one, it failed. */
+static int64_t net_recv_fd(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, int fd,
+			   size_t n)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { t->buf, n };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	int64_t r = sys_res(recvmsg(fd, &m, (int)op->a[1] | MSG_CMSG_CLOEXEC));
+	struct cmsghdr *c = r >= 0 ? CMSG_FIRSTHDR(&m) : NULL;
+	int nfd;
+
+	if (r < 0)
+		return r;
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		return -EBADF;
+	memcpy(&nfd, CMSG_DATA(c), sizeof(int));
+	fd__set(p, op->pidx, op->fd2, nfd, op->a[1] & MSG_CMSG_CLOEXEC ? RP_FL_CLOEXEC : 0);
+	return r;
+}
+
 int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul)
 {
 	size_t n = op->a[0] > 0 ? (size_t)op->a[0] : 0;
@@ -159,12 +211,16 @@ int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 	case RK_ACCEPT:
 		return net_accept(p, op, fd);
 	case RK_SEND:
+		if (op->fd2 >= 0)
+			return net_send_fd(p, t, op, fd, n);
 		return sys_res(send(fd, t->buf, n, op->a[1] | MSG_NOSIGNAL));
 	case RK_RECV:
 		if (op->peer >= 0)
 			return peer__read(p, t, op, emul);
 		if (would_block(op, fd))
 			return -EAGAIN;
+		if (op->fd2 >= 0)
+			return net_recv_fd(p, t, op, fd, n);
 		return sys_res(recv(fd, t->buf, n, op->a[1]));
 	case RK_SHUTDOWN:
 		return sys_res(shutdown(fd, op->a[0]));

@@ -381,6 +381,9 @@ static int op_made_slots(const struct rp_op *op, int32_t s[2])
 	case RK_ACCEPT:
 		s[0] = op->fd2;
 		return 1;
+	case RK_RECV:
+		s[0] = op->fd2;
+		return op->fd2 >= 0;
 	default:
 		return 0;
 	}

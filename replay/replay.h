@@ -160,8 +160,10 @@ struct rp_op {
 	uint32_t call; /* index into plan.calls */
 	/* fd slots (track.c: one per generation of a recorded fd, in the
 	 * process's table), -1 when none: fd the one the call uses; fd2 the one
-	 * it makes (open, dup, dup2, socket, accept, eventfd; pipe and
-	 * socketpair make fd and fd2); mmap, munmap, msync: the mapping slot */
+	 * it makes (open, dup, dup2, socket, accept, eventfd, recvmsg's
+	 * SCM_RIGHTS; pipe and socketpair make fd and fd2; sendfile, and
+	 * sendmsg's SCM_RIGHTS: the fd it uses besides); mmap, munmap, msync:
+	 * the mapping slot */
 	int32_t fd, fd2;
 	uint16_t kind; /* enum rp_kind */
 	bool nonblock; /* --order single: never block on a pipe end */

@@ -12,7 +12,9 @@
  * starts a generation at its exit (another thread's close of the same number
  * may come between the two); a close ends one at its enter.  Also kept here:
  * the fds each process had before the trace saw them opened (inherited:
- * stdin/out/err, fds from before an attach), which numbers a pipe or
+ * stdin/out/err, fds from before an attach), the fd a recvmsg received
+ * with SCM_RIGHTS (made there) and the one a sendmsg sent (a use), which
+ * numbers a pipe or
  * socketpair returned (ret_fds; in traces analyzed before it, learned from
  * the first use of each end), and which process a fork created.
  */
@@ -295,6 +297,8 @@ static bool track_makes_fd(const struct rp_op *op, json_t *ev)
 	case RK_PIPE:
 	case RK_SOCKETPAIR:
 		return true;
+	case RK_RECV:
+		return op->fd2 >= 0; /* an fd received with SCM_RIGHTS */
 	case RK_IGNORE:
 		call = json_string_value(json_object_get(ev, "call"));
 		return call && !strncmp(call, "epoll_create", 12);
@@ -331,7 +335,8 @@ static int track_making(struct rp_plan *p, uint32_t i, int32_t rfd, json_t *ev)
 		return 0;
 	if (op->kind == RK_PIPE || op->kind == RK_SOCKETPAIR)
 		track_ret_fds(ev, &rfd, &rfd2);
-	if (op->kind != RK_DUP2 && op->kind != RK_PIPE && op->kind != RK_SOCKETPAIR)
+	if (op->kind != RK_DUP2 && op->kind != RK_PIPE && op->kind != RK_SOCKETPAIR &&
+	    op->kind != RK_RECV)
 		rfd = op->ret;
 	v = realloc(tk.mk, (tk.nmk + 1) * sizeof(*v));
 	if (!v)
@@ -405,7 +410,8 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 		return err;
 	if (track_makes_fd(op, ev)) {
 		/* dup2's newfd, pipe ends: slots from track_made */
-		if (op->kind == RK_DUP2 || op->kind == RK_PIPE || op->kind == RK_SOCKETPAIR)
+		if (op->kind == RK_DUP2 || op->kind == RK_PIPE || op->kind == RK_SOCKETPAIR ||
+		    op->kind == RK_RECV)
 			op->fd2 = -1;
 		err = track_making(p, op - p->ops, rfd2, ev);
 	}
@@ -420,7 +426,7 @@ int track__op(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	    (op->ret == -EBADF || (op->kind == RK_CLOSE && op->ret < 0)))
 		op->fd = -1;
 	err = track_use(p, op, &op->fd, ev);
-	if (!err && op->kind == RK_SENDFILE)
+	if (!err && (op->kind == RK_SENDFILE || op->kind == RK_SEND))
 		err = track_use(p, op, &op->fd2, ev);
 	if (err)
 		return err;

@@ -588,6 +588,42 @@ static void test_replay__pipe_ends_from_ret_fds(void)
 	plan__free(&p);
 }
 
+/* A socket call: sockfd FD, result RET, then EXTRA (e.g. a passed_fd). */
+#define SOCKCALL(id, call, fd, ret, ts, extra)                                              \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"call\":\"" call "\","     \
+	"\"args\":{\"sockfd\":{\"fd\":" #fd ",\"type\":\"socket\",\"ino\":9},\"msg\":4096," \
+	"\"len\":16,\"flags\":0},\"ret\":" #ret extra ",\"ts\":" #ts                        \
+	",\"dur\":5,\"compute_ns\":0,\"deps\":[]}\n"
+
+/*
+ * SCM_RIGHTS: the fd a recvmsg received (5) is made by that recvmsg, and the
+ * calls on it use its slot, not one from before the trace; the fd a sendmsg
+ * passed (4, from before the trace) is a use of its slot.  A recvmsg that
+ * failed made nothing.
+ */
+static void test_replay__fd_passed_with_scm_rights(void)
+{
+	static const char text[] = HDR(5) SOCKCALL(0, "sendmsg", 3, 1, 100, ",\"passed_fd\":4")
+		SOCKCALL(1, "recvmsg", 3, 1, 200, ",\"passed_fd\":5")
+			SOCKCALL(2, "recvfrom", 5, 6, 300, "")
+				SOCKCALL(3, "recvmsg", 3, -11, 400, ",\"passed_fd\":6")
+					SOCKCALL(4, "recvfrom", 6, 6, 500, "");
+	struct rp_plan p;
+	struct rp_op *o;
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	o = p.ops;
+	CU_ASSERT_EQUAL(o[0].kind, RK_SEND);
+	CU_ASSERT_FATAL(o[0].fd2 >= 0 && o[1].fd2 >= 0);
+	CU_ASSERT_EQUAL(p.pr[0].slot_fd[o[0].fd2], 4);
+	CU_ASSERT_EQUAL(p.pr[0].slot_fd[o[1].fd2], 5);
+	CU_ASSERT_EQUAL(o[2].fd, o[1].fd2);
+	CU_ASSERT_EQUAL(o[3].fd2, -1);
+	/* 3 and 4 from before the trace; 6, which the failed recvmsg did not make, too */
+	CU_ASSERT_EQUAL(p.pr[0].ninh, 3);
+	plan__free(&p);
+}
+
 /*
  * --dev-root: regular files the header puts on a mapped device (2049 is
  * 8:1, 2050 8:2) live in that device's root, and so do the calls naming
@@ -668,6 +704,7 @@ static CU_TestInfo tests[] = {
 	{ "natural: a timed-out wait ends with the wake", test_replay__timed_out_wait_cut },
 	{ "--dev-root: files and calls in their device's root", test_replay__dev_roots },
 	{ "pipe ends from ret_fds", test_replay__pipe_ends_from_ret_fds },
+	{ "fd passed with SCM_RIGHTS", test_replay__fd_passed_with_scm_rights },
 	CU_TEST_INFO_NULL,
 };
 

@@ -237,3 +237,31 @@ test_memcached_threads()
 		"$(jq .emulated rep.json)"
 	eq "skipped" "$(jq '.skipped_total' rep.json)" 0
 }
+
+# A connection handed to another process with SCM_RIGHTS: the acceptor
+# passes each accepted socket to a child over a socketpair and closes its
+# copy; the child reads the request, answers and reads to the end.  In the
+# replay the child's fd is the one the acceptor's sendmsg carried, so its
+# reads are fed by the replayer's client as the acceptor's would be: nothing
+# emulated.
+test_connection_passed_with_scm_rights()
+{
+	need_bpf
+	local rec port i n=4
+	"$IOTRACE" record -o p.iot -- "$BUILD/progs/passfd" "$T/port" $n 2>rec.err &
+	rec=$!
+	wait_for port "" 20 # a line: listening
+	port=$(cat port)
+	for ((i = 0; i < n; i++)); do
+		timeout 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port; printf 'GET %d\n' $i >&3
+			read -r l <&3; [ \"\$l\" = ok ]" || fail "client $i: no answer"
+	done
+	wait $rec || fail "record exited $?: $(cat rec.err)"
+	"$IOTRACE" analyze p.iot --infer-causality -o p.jsonl || fail "analyze"
+	eq "fds sent" "$(jq -s '[.[] | select(.call == "sendmsg" and .passed_fd >= 0)] | length' p.jsonl)" $n
+	eq "fds received" "$(jq -s '[.[] | select(.call == "recvmsg" and .passed_fd >= 0)] | length' \
+		p.jsonl)" $n
+	replay_both p.jsonl
+	eq "emulated" "$(jq .emulated rep.json)" 0
+	eq "skipped" "$(jq .skipped_total rep.json)" 0
+}
