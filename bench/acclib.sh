@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# bench/acclib.sh: the storage configurations of the accuracy benchmarks
+# (bench/accuracy.sh, bench/svcaccuracy.sh) and how a run is started on one.
+# Sourced after bench/lib.sh.  The caller sets TMP (scratch directory, the
+# images and mount points go there), LOOPS=() (the loop devices made, for its
+# clean-up), CG (the blkio cgroup of "throttled") and IDLE_MS.
+
+# need CMD PACKAGE: install PACKAGE from Debian when CMD is missing
+need() {
+	have "$1" && return 0
+	log "$1 missing: apt-get install $2"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$2" \
+		>/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends "$2" >/dev/null; }
+}
+
+# fs NAME TYPE: a 2 GiB loop device with direct I/O carrying TYPE at $TMP/mnt/NAME
+fs() {
+	local img=$TMP/$1.img dev
+	truncate -s 2G "$img"
+	dev=$(losetup --direct-io=on -f --show "$img")
+	LOOPS+=("$dev")
+	case $2 in
+	ext4) mkfs.ext4 -q -F "$dev" ;;
+	xfs) mkfs.xfs -q -f "$dev" ;;
+	btrfs) mkfs.btrfs -q -f "$dev" >/dev/null ;;
+	esac
+	mkdir -p "$TMP/mnt/$1"
+	mount "$dev" "$TMP/mnt/$1"
+	echo "$dev" >"$TMP/$1.dev"
+}
+
+# throttle NAME: cgroup v1 blkio limits on NAME's device, IOPS and bandwidth
+throttle() {
+	local mm
+	mm=$(lsblk -dno MAJ:MIN "$(cat "$TMP/$1.dev")" | tr -d ' ')
+	mkdir -p "$CG"
+	echo "$mm 5000" >"$CG/blkio.throttle.read_iops_device"
+	echo "$mm 2000" >"$CG/blkio.throttle.write_iops_device"
+	echo "$mm $((64 << 20))" >"$CG/blkio.throttle.read_bps_device"
+	echo "$mm $((32 << 20))" >"$CG/blkio.throttle.write_bps_device"
+}
+
+# run CONFIG CMD...: CMD, inside the throttling cgroup for "throttled"
+run() {
+	local cfg=$1
+	shift
+	if [ "$cfg" = throttled ]; then
+		# A subshell joins the cgroup and execs CMD: no other program's
+		# start-up in the application's time
+		(echo "$BASHPID" >"$CG/cgroup.procs" && exec "$@")
+	else
+		"$@"
+	fi
+}
+
+drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+
+# idle: IDLE_MS of nothing, the application's counterpart of --settle IDLE_MS
+idle() { sleep "$(awk -v m="$IDLE_MS" 'BEGIN { print m / 1000 }')"; }
+
+# mode_args MODE: the replay options of a mode, in ARGS
+mode_args() {
+	case $1 in
+	think) ARGS=(--natural --order think) ;; # //TRACE: recorded wall gaps and waits, no deps
+	*) ARGS=(--natural --order "$1") ;;
+	esac
+}
