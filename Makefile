@@ -180,7 +180,8 @@ $(BUILD)/bench/floor_load: bench/floor_load.c
 # the plots docs/*.png). They need root: loop devices, mounts, cgroup v1
 # blkio, drop_caches, BPF. bench-quick takes about three minutes here, bench
 # about an hour.
-BENCH_PARTS	:= bench/run.sh bench/analysis.sh bench/accuracy.sh bench/matrix.sh
+BENCH_PARTS	:= bench/run.sh bench/analysis.sh bench/accuracy.sh bench/svcaccuracy.sh \
+		   bench/matrix.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS) $(BENCH_TOOLS)

@@ -39,11 +39,10 @@ fi
 
 TMP=$(mktemp -d /tmp/iotrace-matrix.XXXXXX)
 chmod 755 "$TMP" # nginx's workers and PostgreSQL run as other users
-STOP=()          # commands that stop the services, however the script ends
+STOP=""         # the command that stops the service running, however the script ends
 cleanup() {
-	local c
 	set +e
-	for c in "${STOP[@]}"; do eval "$c" >/dev/null 2>&1; done
+	[ -n "$STOP" ] && eval "$STOP" >/dev/null 2>&1
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -175,7 +174,7 @@ redis_entry() {
 	redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly yes \
 		--appendfsync always --dir "$dir" --daemonize no >"$dir/server.log" 2>&1 &
 	pid=$!
-	STOP+=("kill $pid")
+	STOP="kill $pid"
 	until_ok 10 grep -q "Ready to accept" "$dir/server.log" || return 1
 	attach "$1" "$pid" $((REDIS_N / 1000 + 15)) || return 1
 	timeout 120 redis-benchmark -p "$port" -n "$REDIS_N" -c 8 -P "$2" -t set,get,lpush -q \
@@ -183,6 +182,7 @@ redis_entry() {
 	kill "$REC" 2>/dev/null || true # ends the recording (record stops on SIGTERM)
 	service_done "$1"
 	kill "$pid"
+	STOP=""
 }
 
 # nginx_entry NAME GENERATOR: a master and two workers with sendfile, under
@@ -206,7 +206,7 @@ nginx_entry() {
 	}
 	CONF
 	nginx -c "$dir/nginx.conf" -p "$dir" &
-	STOP+=("kill $!")
+	STOP="kill $!"
 	until_ok 10 test -s "$dir/nginx.pid" || return 1
 	sleep 0.3
 	master=$(cat "$dir/nginx.pid")
@@ -227,6 +227,7 @@ nginx_entry() {
 	kill "$REC" 2>/dev/null || true
 	service_done "$1"
 	kill "$master"
+	STOP=""
 }
 
 # pg_entry NAME: a postmaster forking a backend per pgbench client, which
@@ -242,7 +243,7 @@ pg_entry() {
 	runuser -u postgres -- $bin/initdb -D "$dir/data" -A trust -U postgres >"$TMP/initdb.log" 2>&1 || return 1
 	runuser -u postgres -- $bin/pg_ctl -D "$dir/data" -l "$dir/server.log" -w -t 30 -o \
 		"-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=20" start >/dev/null || return 1
-	STOP+=("runuser -u postgres -- $bin/pg_ctl -D '$dir/data' -m immediate stop")
+	STOP="runuser -u postgres -- $bin/pg_ctl -D '$dir/data' -m immediate stop"
 	runuser -u postgres -- pgbench -h 127.0.0.1 -p "$port" -U postgres -i -s 1 postgres \
 		>"$TMP/pginit.log" 2>&1
 	pm=$(head -1 "$dir/data/postmaster.pid")
@@ -253,6 +254,7 @@ pg_entry() {
 	kill "$REC" 2>/dev/null || true
 	service_done "$1"
 	runuser -u postgres -- $bin/pg_ctl -D "$dir/data" -m immediate stop >/dev/null
+	STOP=""
 }
 
 # memcached_entry NAME: a listener thread handing connections to four worker
@@ -264,7 +266,7 @@ memcached_entry() {
 	port=$(free_port)
 	memcached -p "$port" -l 127.0.0.1 -U 0 -t 4 -m 64 -u nobody >"$TMP/mc.log" 2>&1 &
 	pid=$!
-	STOP+=("kill $pid")
+	STOP="kill $pid"
 	until_ok 10 listening "$port" || return 1
 	attach "$1" "$pid" $((LOAD_SECS + 3)) || return 1
 	timeout 120 memcaslap -s "127.0.0.1:$port" -T 2 -c 8 -t "${LOAD_SECS}s" >"$TMP/mc.out" 2>&1 ||
@@ -272,6 +274,7 @@ memcached_entry() {
 	kill "$REC" 2>/dev/null || true
 	service_done "$1"
 	kill "$pid"
+	STOP=""
 }
 
 # entry NAME CMD...: runs an entry unless MATRIX_ONLY leaves it out; one that
@@ -279,6 +282,11 @@ memcached_entry() {
 entry() {
 	[ -n "${MATRIX_ONLY:-}" ] && [[ " $MATRIX_ONLY " != *" $1 "* ]] && return 0
 	"${@:2}" || log "$1: failed, left out"
+	# an entry that failed half-way leaves its service up
+	if [ -n "$STOP" ]; then
+		eval "$STOP" >/dev/null 2>&1 || true
+		STOP=""
+	fi
 }
 
 entry make entry_make
