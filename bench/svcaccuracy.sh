@@ -178,7 +178,7 @@ record() {
 	idle
 	t0=$(date +%s%N)
 	"$1_load" || log "$1: the load failed on $2 while recorded"
-	echo "$(secs_since "$t0")" >"$TMP/$1-$2.wall"
+	secs_since "$t0" >"$TMP/$1-$2.wall"
 	kill "$rec"
 	wait "$rec" || log "$1: record exited $?: $(tail -1 "$TMP/rec.err")"
 	"$1_down" "$2" rec
@@ -269,8 +269,8 @@ measure() {
 	done
 	line=$(printf '%s\n' "${tapp[@]}" | median)
 	for m in "${MODES[@]}"; do
-		# shellcheck disable=SC2086 # the ratios, one a word
 		t=$(sort -n "$TMP/failed-$m" | tail -1)
+		# shellcheck disable=SC2086 # the ratios, one a word
 		line+=" $(printf '%s\n' ${r[$m]} | median) ${t:--}"
 	done
 	echo "$line"
