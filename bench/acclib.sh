@@ -61,6 +61,7 @@ drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 idle() { sleep "$(awk -v m="$IDLE_MS" 'BEGIN { print m / 1000 }')"; }
 
 # mode_args MODE: the replay options of a mode, in ARGS
+# shellcheck disable=SC2034 # ARGS is the caller's
 mode_args() {
 	case $1 in
 	think) ARGS=(--natural --order think) ;; # //TRACE: recorded wall gaps and waits, no deps
