@@ -130,6 +130,10 @@ size_t rec__min_size(unsigned int type)
 		return sizeof(struct iot_seqend);
 	case IOT_REC_LINK:
 		return sizeof(struct iot_link);
+	case IOT_REC_HOST:
+		return sizeof(struct iot_host);
+	case IOT_REC_CLOCK:
+		return sizeof(struct iot_clock);
 	default:
 		return 0;
 	}
