@@ -357,7 +357,7 @@ static int collect(struct analysis *an, struct io **out, uint32_t *nout)
 		bool rd, file;
 
 		if (!si || (si->cls != SC_READ && si->cls != SC_WRITE) || sc->ret < 0 ||
-		    (sc->flags & IOT_SCF_NO_ENTER) || !(f = io_fd(sc, &v)))
+		    (sc->flags & IOT_SCF_NO_ENTER) || an__xhost_owns(an, i) || !(f = io_fd(sc, &v)))
 			continue;
 		rd = si->cls == SC_READ;
 		file = f->ftype == IOT_FT_REG;
@@ -445,7 +445,7 @@ int an__data(struct analysis *an)
 
 	if (!(an->opts.rules & (1u << AN_RULE_DATA)))
 		return 0;
-	err = learn_sockets(an, &d);
+	err = learn_sockets(an, &d) ?: an__xhost_edges(an); /* byte ranges across hosts */
 	if (!err)
 		err = collect(an, &io, &n);
 	if (!err && !(order = order_io(an, io, n)))

@@ -68,23 +68,38 @@ void an_vec__free(struct an_vec *v)
 	v->n = v->cap = 0;
 }
 
-uint32_t an__tidx(const struct analysis *an, uint32_t tid)
+uint32_t an__tidx(const struct analysis *an, uint32_t trace, uint32_t tid)
 {
-	return htab__get(&an->tid_idx, tid);
+	return htab__get(&an->tid_idx, an__key(trace, tid));
 }
 
-struct an_proc *an__proc(struct analysis *an, uint32_t pid)
+struct an_proc *an__proc(struct analysis *an, uint32_t trace, uint32_t pid)
 {
-	uint32_t idx = htab__get(&an->pid_idx, pid);
+	uint32_t idx = htab__get(&an->pid_idx, an__key(trace, pid));
 	struct an_proc *p;
 
 	if (idx != AN_NONE)
 		return an_vec__at(&an->procs, idx);
 	p = an_vec__push(&an->procs);
-	if (!p || htab__set(&an->pid_idx, pid, an->procs.n - 1))
+	if (!p || htab__set(&an->pid_idx, an__key(trace, pid), an->procs.n - 1))
 		return NULL;
-	*p = (struct an_proc){ .pid = pid, .comm = AN_NONE, .cwd = AN_NONE, .exe = AN_NONE };
+	*p = (struct an_proc){ .pid = pid,
+			       .trace = trace,
+			       .host = an->multi ? an__host_for(an, pid) : 0,
+			       .comm = AN_NONE,
+			       .cwd = AN_NONE,
+			       .exe = AN_NONE };
 	return p;
+}
+
+uint32_t an__trace_of(const struct analysis *an, uint32_t id)
+{
+	return an__thread(an, an->ev[id].tidx)->trace;
+}
+
+uint32_t an__host_of(const struct analysis *an, uint32_t id)
+{
+	return an__thread(an, an->ev[id].tidx)->host;
 }
 
 uint32_t an__call_at(const struct analysis *an, uint32_t tidx, uint64_t ts, bool in_progress)
@@ -117,6 +132,11 @@ int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind,
 		return 0;
 	if (an->ev[from].tidx == an->ev[to].tidx)
 		return 0;
+	/* only bytes cross hosts: a wakeup or a path names one kernel's objects */
+	if (kind != AN_RULE_DATA && an__host_of(an, from) != an__host_of(an, to)) {
+		an->edges_xhost_dropped++;
+		return 0;
+	}
 	e = an_vec__push(&an->edges);
 	if (!e)
 		return -ENOMEM;
