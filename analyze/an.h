@@ -37,9 +37,9 @@ struct an_event {
 struct an_thread {
 	uint32_t tid, pid;
 	uint32_t trace, host; /* input it came from, host it ran on (index in an->hosts) */
-	uint32_t comm;	/* interned */
-	uint32_t first; /* first event id (global, enter order) */
-	uint32_t *ev;	/* event ids in enter order */
+	uint32_t comm;	      /* interned */
+	uint32_t first;	      /* first event id (global, enter order) */
+	uint32_t *ev;	      /* event ids in enter order */
 	uint32_t nev, cap;
 	uint32_t last_seq;
 	uint32_t ngaps;
@@ -89,7 +89,7 @@ struct an_file { /* initial state the replay needs */
 	uint32_t dev;	 /* st_dev of the first sighting that had one, or 0 */
 };
 
-struct an_snap { /* an FDSNAP, MAPSNAP or LINK record kept for the state pass */
+struct an_snap {      /* an FDSNAP, MAPSNAP or LINK record kept for the state pass */
 	uint64_t off; /* in the arena */
 	uint32_t trace;
 	uint32_t pad;
@@ -119,8 +119,8 @@ struct an_input {
 
 /* One host of a job: an input, or the processes --host-of gave a name. */
 struct an_host {
-	uint32_t name;	/* interned */
-	uint32_t input; /* index in an->inputs */
+	uint32_t name;	     /* interned */
+	uint32_t input;	     /* index in an->inputs */
 	struct an_vec netns; /* uint64_t network namespace inodes its sockets were in */
 };
 
@@ -160,8 +160,8 @@ struct analysis {
 	/* several traces, or --host-of: the job's hosts (struct an_host); one
 	 * trace and no --host-of leaves multi false and the output as it was */
 	bool multi;
-	struct an_vec inputs; /* struct an_input */
-	struct an_vec hosts;  /* struct an_host */
+	struct an_vec inputs;	      /* struct an_input */
+	struct an_vec hosts;	      /* struct an_host */
 	uint32_t cur_trace, cur_host; /* while loading */
 	uint64_t edges_xhost;	      /* deps kept whose source is on another host */
 	uint64_t edges_xhost_dropped; /* same-kernel edges (wakeup, ...) across hosts */

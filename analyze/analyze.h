@@ -37,8 +37,8 @@ struct an_shift {
 };
 
 struct an_opts {
-	bool infer;	    /* --infer-causality */
-	unsigned int rules; /* bit per enum an_rule */
+	bool infer;			  /* --infer-causality */
+	unsigned int rules;		  /* bit per enum an_rule */
 	const struct an_host_of *host_of; /* borrowed, n_host_of of them */
 	uint32_t n_host_of;
 	const struct an_shift *shift; /* borrowed, n_shift of them */

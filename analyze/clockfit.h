@@ -14,17 +14,17 @@
 
 /* One cross-host edge: times on each host's own clock, ns. */
 struct cf_obs {
-	uint32_t from, to;	/* sending and receiving host */
-	int64_t send_begin;	/* enter of the send, on host from's clock */
-	int64_t recv_end;	/* exit of the receive, on host to's clock */
+	uint32_t from, to;  /* sending and receiving host */
+	int64_t send_begin; /* enter of the send, on host from's clock */
+	int64_t recv_end;   /* exit of the receive, on host to's clock */
 };
 
 enum cf_src {
-	CF_REF = 0,	 /* the reference host: offset 0 */
-	CF_EDGES,	 /* bounded from both sides by edges */
-	CF_ONE_SIDED,	 /* edges one way only: the realtime estimate, held within the bound */
-	CF_REALTIME,	 /* no edge: the CLOCK records' realtime pairs */
-	CF_NONE,	 /* no edge and no realtime pair: offset 0, unaligned */
+	CF_REF = 0,   /* the reference host: offset 0 */
+	CF_EDGES,     /* bounded from both sides by edges */
+	CF_ONE_SIDED, /* edges one way only: the realtime estimate, held within the bound */
+	CF_REALTIME,  /* no edge: the CLOCK records' realtime pairs */
+	CF_NONE,      /* no edge and no realtime pair: offset 0, unaligned */
 };
 
 struct cf_host {

@@ -28,8 +28,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: iotrace analyze FILE [--infer-causality] [--rules LIST] [-o OUT]\n"
 		   "       iotrace analyze FILE --summary [--json] [--infer-causality]\n"
-		   "       iotrace analyze A.iot B.iot ... [--host-of PID=NAME]... [--infer-causality]\n"
-		   "                       [-o OUT]\n"
+		   "       iotrace analyze A.iot B.iot ... [--host-of PID=NAME]... [OPTIONS]\n"
 		   "\n"
 		   "Write the annotated trace as JSON Lines (docs/annotated-format.md): a header\n"
 		   "line with threads, processes, the initial files and loss, then one line per\n"
@@ -95,7 +94,8 @@ static int add_host_of(struct analyze_args *a, const char *arg)
 	errno = 0;
 	pid = eq ? strtol(arg, &end, 10) : 0;
 	if (!eq || end != eq || errno || pid <= 0 || pid > INT32_MAX || !eq[1])
-		return cliopt__usage_error("analyze", "--host-of wants PID=NAME, not '%s'", arg), -1;
+		return cliopt__usage_error("analyze", "--host-of wants PID=NAME, not '%s'", arg),
+		       -1;
 	if (a->opts.n_host_of == MAX_OPT_LIST)
 		return cliopt__usage_error("analyze", "too many --host-of"), -1;
 	a->host_of[a->opts.n_host_of++] = (struct an_host_of){ .pid = pid, .name = eq + 1 };

@@ -471,8 +471,9 @@ static json_t *threads_json(const struct analysis *an)
 		const struct an_thread *t = an__thread(an, i);
 		const char *comm = strtab__str(&an->strs, t->comm);
 
-		json_t *o = json_pack("{s:I, s:I, s:s?, s:I}", "tid", (json_int_t)t->tid, "pid",
-				      (json_int_t)t->pid, "comm", comm, "events", (json_int_t)t->nev);
+		json_t *o =
+			json_pack("{s:I, s:I, s:s?, s:I}", "tid", (json_int_t)t->tid, "pid",
+				  (json_int_t)t->pid, "comm", comm, "events", (json_int_t)t->nev);
 
 		if (an->multi)
 			json_object_set_new(o, "host", json_string(an__host_name(an, t->host)));
@@ -488,11 +489,10 @@ static json_t *procs_json(const struct analysis *an)
 	for (size_t i = 0; a && i < an->procs.n; i++) {
 		const struct an_proc *p = an_vec__at(&an->procs, i);
 
-		json_t *o = json_pack("{s:I, s:I, s:s?, s:s?, s:s?}", "pid", (json_int_t)p->pid,
-				      "ppid", (json_int_t)p->ppid, "comm",
-				      strtab__str(&an->strs, p->comm), "cwd",
-				      strtab__str(&an->strs, p->cwd), "exe",
-				      strtab__str(&an->strs, p->exe));
+		json_t *o = json_pack(
+			"{s:I, s:I, s:s?, s:s?, s:s?}", "pid", (json_int_t)p->pid, "ppid",
+			(json_int_t)p->ppid, "comm", strtab__str(&an->strs, p->comm), "cwd",
+			strtab__str(&an->strs, p->cwd), "exe", strtab__str(&an->strs, p->exe));
 
 		if (an->multi)
 			json_object_set_new(o, "host", json_string(an__host_name(an, p->host)));
@@ -587,15 +587,14 @@ json_t *an__counters_json(const struct analysis *an)
 	}
 	json_t *o;
 
-	o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "edges", edges,
-			 "rules", rules, "edges_raw", (json_int_t)an->edges_raw, "edges_reduced",
-			 (json_int_t)an->edges_reduced, "edges_dropped_gap",
-			 (json_int_t)an->edges_gap, "edges_dropped_time",
-			 (json_int_t)an->edges_time, "blocked_unexplained",
-			 (json_int_t)an->blocked_unexplained, "wakeups_untraced",
-			 (json_int_t)an->wakeups_untraced, "wakeups_outside_calls",
-			 (json_int_t)an->wakeups_outside, "stream_bytes_unmatched",
-			 (json_int_t)an->pipe_bytes_unmatched);
+	o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "edges", edges, "rules",
+		      rules, "edges_raw", (json_int_t)an->edges_raw, "edges_reduced",
+		      (json_int_t)an->edges_reduced, "edges_dropped_gap", (json_int_t)an->edges_gap,
+		      "edges_dropped_time", (json_int_t)an->edges_time, "blocked_unexplained",
+		      (json_int_t)an->blocked_unexplained, "wakeups_untraced",
+		      (json_int_t)an->wakeups_untraced, "wakeups_outside_calls",
+		      (json_int_t)an->wakeups_outside, "stream_bytes_unmatched",
+		      (json_int_t)an->pipe_bytes_unmatched);
 	if (o && an->multi)
 		an__xhost_counters(an, o);
 	return o;

@@ -385,8 +385,8 @@ static json_t *host_json(const struct analysis *an, uint32_t h)
 	json_t *o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s, s:I, s:o}", "name", str(an, ho->name),
 			      "hostname", str(an, in->hostname), "boot_id", str(an, in->boot_id),
 			      "machine_id", str(an, in->machine_id), "trace", str(an, in->path),
-			      "clock_offset_ns", (json_int_t)in->offset,
-			      "netns", xhost__netns_json(an, h, in->netns));
+			      "clock_offset_ns", (json_int_t)in->offset, "netns",
+			      xhost__netns_json(an, h, in->netns));
 
 	json_object_set_new(o, "clock_residual_ns",
 			    in->residual < 0 ? json_null() : json_integer(in->residual));

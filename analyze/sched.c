@@ -52,8 +52,8 @@ static int on_exit_rec(struct analysis *an, const struct an_side *s, const uint3
 	for (uint32_t k = 0; k < nwaits; k++) {
 		const struct iot_syscall *sc = an__rec(an, waits[k]);
 
-		if (used[k] || sc->hdr.pid != p->ppid || an__trace_of(an, waits[k]) != s->trace || an__end(an, waits[k]) < s->ts ||
-		    !reaps(sc, s->pid))
+		if (used[k] || sc->hdr.pid != p->ppid || an__trace_of(an, waits[k]) != s->trace ||
+		    an__end(an, waits[k]) < s->ts || !reaps(sc, s->pid))
 			continue;
 		used[k] = 1;
 		return an__edge(an, from, waits[k], AN_RULE_PROCESS, 0);

@@ -487,7 +487,8 @@ static int walk(struct analysis *an, const uint32_t *order)
 	}
 	for (size_t i = 0; !err && i < an->snaps.n; i++) {
 		const struct iot_hdr *h =
-			(const void *)(an->arena + ((struct an_snap *)an_vec__at(&an->snaps, i))->off);
+			(const void *)(an->arena +
+				       ((struct an_snap *)an_vec__at(&an->snaps, i))->off);
 
 		if (h->type == IOT_REC_LINK)
 			apply_link(an, h, &chain_end);

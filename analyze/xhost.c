@@ -36,12 +36,12 @@ struct xend { /* one end of a TCP connection */
 	bool client, server; /* a connect, an accept seen on it */
 };
 
-struct xio { /* a send or a receive of a TCP end */
+struct xio {	      /* a send or a receive of a TCP end */
 	uint64_t rec; /* arena offset: outlives the sort of the events */
 	uint64_t ts, end;
 	uint32_t xend, conn; /* conn: AN_NONE off any matched connection */
 	uint32_t lo, hi;     /* sequence numbers [lo, hi) */
-	uint64_t s0;	 /* stream offset of lo */
+	uint64_t s0;	     /* stream offset of lo */
 	uint8_t send, dir;
 };
 
@@ -157,7 +157,8 @@ static bool can_pair(const struct analysis *an, const struct xend *a, const stru
 	const struct an_input *ib = an_vec__at(&an->inputs, b->input);
 
 	if (a->host == b->host || b->conn != AN_NONE || a->lport != b->rport ||
-	    a->rport != b->lport || memcmp(a->laddr, b->raddr, 16) || memcmp(a->raddr, b->laddr, 16))
+	    a->rport != b->lport || memcmp(a->laddr, b->raddr, 16) ||
+	    memcmp(a->raddr, b->laddr, 16))
 		return false;
 	if (!loopback(a->laddr))
 		return true;
@@ -174,7 +175,8 @@ static int conn_add(struct analysis *an, uint32_t a, uint32_t b)
 	if (!c)
 		return -ENOMEM;
 	/* the end that connected, or the one that was not accepted, or the ephemeral port */
-	a_client = ea->client || eb->server || (!ea->server && !eb->client && ea->lport > eb->lport);
+	a_client =
+		ea->client || eb->server || (!ea->server && !eb->client && ea->lport > eb->lport);
 	c->end[0] = a_client ? a : b;
 	c->end[1] = a_client ? b : a;
 	ea->conn = eb->conn = x->conns.n - 1;
@@ -447,8 +449,10 @@ int an__xhost_index(struct analysis *an)
 	for (uint32_t i = 0; i < an->nev; i++) {
 		uint32_t e = htab__get(&x->rec_end, an->ev[i].rec);
 
-		x->ev_conn[i] = e == AN_NONE ? AN_NONE : ((struct xend *)an_vec__at(&x->ends, e))->conn;
-		x->ev_io[i] = x->ev_conn[i] == AN_NONE ? AN_NONE : htab__get(&x->rec_io, an->ev[i].rec);
+		x->ev_conn[i] =
+			e == AN_NONE ? AN_NONE : ((struct xend *)an_vec__at(&x->ends, e))->conn;
+		x->ev_io[i] =
+			x->ev_conn[i] == AN_NONE ? AN_NONE : htab__get(&x->rec_io, an->ev[i].rec);
 	}
 	return 0;
 }
@@ -577,8 +581,8 @@ json_t *xhost__conns_json(const struct analysis *an)
 		json_array_append_new(a, json_pack("{s:I, s:s, s:o, s:o, s:I, s:I}", "id",
 						   (json_int_t)c, "proto", "tcp", "client",
 						   end_json(an, c, 0), "server", end_json(an, c, 1),
-						   "bytes_c2s", (json_int_t)cn->bytes[0], "bytes_s2c",
-						   (json_int_t)cn->bytes[1]));
+						   "bytes_c2s", (json_int_t)cn->bytes[0],
+						   "bytes_s2c", (json_int_t)cn->bytes[1]));
 	}
 	return a;
 }

@@ -11,9 +11,9 @@
 #include "analyze/an.h"
 
 struct xconn {
-	uint32_t end[2];    /* struct xend index: client, server */
-	uint32_t base[2];   /* sequence number of stream byte 0: client to server, back */
-	uint64_t bytes[2];  /* bytes each way, the larger of what either end saw */
+	uint32_t end[2];   /* struct xend index: client, server */
+	uint32_t base[2];  /* sequence number of stream byte 0: client to server, back */
+	uint64_t bytes[2]; /* bytes each way, the larger of what either end saw */
 	bool have_base[2];
 };
 

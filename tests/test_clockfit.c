@@ -11,14 +11,15 @@
 
 /* An edge from host a to b: the send begins at t (true time), the receive ends lat later;
  * each host reads its clock as true time minus its offset. */
-static struct cf_obs OBS(uint32_t a, uint32_t b, const int64_t *off, int64_t t, int64_t lat)
-{
-	return (struct cf_obs){
-		.from = a, .to = b, .send_begin = t - off[a], .recv_end = t + lat - off[b]
-	};
+static struct cf_obs OBS(uint32_t a, uint32_t b, const int64_t *off, int64_t t, int64_t lat) {
+	return (struct cf_obs){ .from = a,
+				.to = b,
+				.send_begin = t - off[a],
+				.recv_end = t + lat - off[b] };
 }
 
-static void test_clockfit__known_offset(void)
+static void
+test_clockfit__known_offset(void)
 {
 	const int64_t off[2] = { 0, -5000000 }; /* host 1's clock runs 5 ms ahead */
 	struct cf_obs o[4] = { OBS(0, 1, off, 1000, 30000), OBS(1, 0, off, 90000, 20000),

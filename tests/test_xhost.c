@@ -120,8 +120,8 @@ static void two_hosts(struct tr *a, struct tr *b, const char *boot_b, uint32_t s
 	tr_init(b, "beta", boot_b, 2);
 	SOCK(a, .pid = 10, .nr = SYS_connect, .ts = 1000, .dur = 500, .ino = 501, .la = ca,
 	     .ra = sa, .lp = 40000, .rp = 5432, .seq = seq0);
-	SOCK(b, .pid = 10, .nr = SYS_accept4, .ts = 900 + SHIFT, .dur = 700, .ret = 4,
-	     .ino = 601, .la = sa, .ra = ca, .lp = 5432, .rp = 40000, .seq = 0);
+	SOCK(b, .pid = 10, .nr = SYS_accept4, .ts = 900 + SHIFT, .dur = 700, .ret = 4, .ino = 601,
+	     .la = sa, .ra = ca, .lp = 5432, .rp = 40000, .seq = 0);
 	SOCK(a, .pid = 10, .nr = SYS_sendto, .ts = 10000, .dur = 2000, .ret = 300, .ino = 501,
 	     .la = ca, .ra = sa, .lp = 40000, .rp = 5432, .seq = seq0 + 300, .sent = true);
 	SOCK(b, .pid = 10, .nr = SYS_recvfrom, .ts = 5000 + SHIFT, .dur = 9000, .ret = 200,
@@ -206,18 +206,21 @@ static void test_xhost__pairs_and_offset(void)
 	CU_ASSERT(xdep(an, 1, 3, 0, 2)); /* reply */
 	CU_ASSERT_EQUAL(analysis__ndeps(an, analysis__event_in(an, 0, 10, 2)), 1);
 	h = header(an);
-	CU_ASSERT_EQUAL(json_integer_value(json_object_get(
-				json_object_get(h, "causality_stats"), "edges_xhost")), 2);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(h, "causality_stats"),
+							   "edges_xhost")),
+			2);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(h, "connections")), 1);
 	hb = json_array_get(json_object_get(h, "hosts"), 1);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(hb, "name")), "beta");
 	off = json_integer_value(json_object_get(hb, "clock_offset_ns"));
 	res = json_integer_value(json_object_get(hb, "clock_residual_ns"));
 	CU_ASSERT(res > 0 && off - res <= -SHIFT && -SHIFT <= off + res);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(
-				       json_object_get(json_array_get(json_object_get(h,
-									"connections"), 0),
-						       "client"), "host")), "alpha");
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(
+			json_object_get(json_array_get(json_object_get(h, "connections"), 0),
+					"client"),
+			"host")),
+		"alpha");
 	json_decref(h);
 	stream_of(an, 1, 2, &off, &res); /* the second read: from byte 200, past the wrap */
 	CU_ASSERT(off == 200 && res == 300);
