@@ -199,6 +199,12 @@ static inline struct an_thread *an__thread(const struct analysis *an, uint32_t t
 uint32_t an__tidx(const struct analysis *an, uint32_t trace, uint32_t tid);
 /* The process record of pid of input trace, created when new; NULL on ENOMEM. */
 struct an_proc *an__proc(struct analysis *an, uint32_t trace, uint32_t pid);
+/* --host-of named pid.  The host pid of the input being loaded runs on. */
+bool an__host_named(const struct analysis *an, uint32_t pid);
+uint32_t an__host_for(struct analysis *an, uint32_t pid);
+/* A new host of input, named name (interned); AN_NONE on ENOMEM.  Its name. */
+uint32_t an__host_add(struct analysis *an, uint32_t name, uint32_t input);
+const char *an__host_name(const struct analysis *an, uint32_t host);
 /* Input and host of call id. */
 uint32_t an__trace_of(const struct analysis *an, uint32_t id);
 uint32_t an__host_of(const struct analysis *an, uint32_t id);
@@ -223,7 +229,6 @@ struct json_t;
 struct json_t *an__counters_json(const struct analysis *an);
 
 /* hosts.c and xhost.c: the multi-host parts of the header */
-const char *an__host_name(const struct analysis *an, uint32_t host);
 void an__xhost_counters(const struct analysis *an, struct json_t *stats);
 void an__job_json(const struct analysis *an, struct json_t *header);
 
@@ -232,10 +237,7 @@ void an__job_json(const struct analysis *an, struct json_t *header);
 int an__load(struct analysis *an, const char *path, const void *buf, size_t len);
 int an__load_input(struct analysis *an, const char *path, const void *buf, size_t len);
 int an__index(struct analysis *an);
-/* hosts.c: HOST and CLOCK records, --host-of, the inputs made one job */
-int an__host_record(struct analysis *an, const struct iot_hdr *h);
-bool an__host_named(const struct analysis *an, uint32_t pid);
-uint32_t an__host_for(struct analysis *an, uint32_t pid);
+/* hosts.c: the inputs read and made one job */
 int an__hosts_load(struct analysis *an, const char *const *paths, uint32_t n);
 /* xhost.c: connections across hosts, their byte ranges, and the clock offsets */
 int an__xhost_match(struct analysis *an);

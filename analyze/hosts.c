@@ -33,85 +33,6 @@ static const char *str(const struct analysis *an, uint32_t id)
 	return strtab__str(&an->strs, id);
 }
 
-static uint32_t intern_or_none(struct analysis *an, const char *s)
-{
-	return s && *s ? strtab__intern(&an->strs, s) : AN_NONE;
-}
-
-/* The recorder's machine: only a job (several inputs) needs it. */
-static void host_rec(struct analysis *an, struct an_input *in, const struct iot_host *hr)
-{
-	const char *s[3] = { 0 };
-
-	if (rec__strings(&hr->hdr, sizeof(*hr), hr->nstr, s, 3) < 0)
-		return;
-	in->hostname = intern_or_none(an, s[0]);
-	in->boot_id = intern_or_none(an, s[1]);
-	in->machine_id = intern_or_none(an, s[2]);
-	in->netns = hr->netns;
-}
-
-/* The start pair, or the end pair when there is no start: realtime at a monotonic instant. */
-static void clock_rec(struct an_input *in, const struct iot_clock *c)
-{
-	if (in->have_rt && c->when != IOT_CLOCK_START)
-		return;
-	in->rt_offset = (int64_t)(c->realtime_ns - c->hdr.ts);
-	in->have_rt = true;
-}
-
-int an__host_record(struct analysis *an, const struct iot_hdr *h)
-{
-	struct an_input *in;
-
-	if (!an->multi || (h->type != IOT_REC_HOST && h->type != IOT_REC_CLOCK))
-		return 0;
-	in = an_vec__at(&an->inputs, an->cur_trace);
-	if (h->type == IOT_REC_HOST && h->size >= sizeof(struct iot_host))
-		host_rec(an, in, (const void *)h);
-	if (h->type == IOT_REC_CLOCK && h->size >= sizeof(struct iot_clock))
-		clock_rec(in, (const void *)h);
-	return 0;
-}
-
-bool an__host_named(const struct analysis *an, uint32_t pid)
-{
-	for (uint32_t i = 0; i < an->opts.n_host_of; i++)
-		if (an->opts.host_of[i].pid == pid)
-			return true;
-	return false;
-}
-
-static uint32_t host_add(struct analysis *an, uint32_t name, uint32_t input)
-{
-	struct an_host *h = an_vec__push(&an->hosts);
-
-	if (!h)
-		return AN_NONE;
-	h->name = name;
-	h->input = input;
-	h->netns.esz = sizeof(uint64_t);
-	return an->hosts.n - 1;
-}
-
-uint32_t an__host_for(struct analysis *an, uint32_t pid)
-{
-	const char *name = NULL;
-	uint32_t id;
-
-	for (uint32_t i = 0; i < an->opts.n_host_of; i++)
-		if (an->opts.host_of[i].pid == pid)
-			name = an->opts.host_of[i].name;
-	if (!name)
-		return an->cur_host;
-	id = strtab__intern(&an->strs, name);
-	for (uint32_t h = 0; h < an->hosts.n; h++)
-		if (host_at(an, h)->name == id && host_at(an, h)->input == an->cur_trace)
-			return h;
-	id = host_add(an, id, an->cur_trace);
-	return id == AN_NONE ? an->cur_host : id;
-}
-
 static bool name_taken(const struct analysis *an, uint32_t name, uint32_t except)
 {
 	for (uint32_t h = 0; h < an->hosts.n; h++)
@@ -198,7 +119,7 @@ static int input_load(struct analysis *an, const char *path, uint32_t k)
 				 .ev0 = an->nev,
 				 .side0 = an->side.n,
 				 .page0 = an->pages.n };
-	in->host = host_add(an, AN_NONE, k);
+	in->host = an__host_add(an, AN_NONE, k);
 	if (in->host == AN_NONE)
 		return -ENOMEM;
 	an->cur_trace = k;
@@ -371,11 +292,6 @@ static const char *clock_src_name(unsigned int src)
 					     [CF_NONE] = "none" };
 
 	return src < sizeof(names) / sizeof(names[0]) ? names[src] : "none";
-}
-
-const char *an__host_name(const struct analysis *an, uint32_t host)
-{
-	return host < an->hosts.n ? str(an, host_at(an, host)->name) : NULL;
 }
 
 static json_t *host_json(const struct analysis *an, uint32_t h)

@@ -258,6 +258,47 @@ static int add_snap(struct analysis *an, const struct iot_hdr *h)
 	return arena_put(an, h, &s->off);
 }
 
+static uint32_t intern_or_none(struct analysis *an, const char *s)
+{
+	return s && *s ? strtab__intern(&an->strs, s) : AN_NONE;
+}
+
+/* The recorder's machine: only a job (several inputs) needs it. */
+static void host_rec(struct analysis *an, struct an_input *in, const struct iot_host *hr)
+{
+	const char *s[3] = { 0 };
+
+	if (rec__strings(&hr->hdr, sizeof(*hr), hr->nstr, s, 3) < 0)
+		return;
+	in->hostname = intern_or_none(an, s[0]);
+	in->boot_id = intern_or_none(an, s[1]);
+	in->machine_id = intern_or_none(an, s[2]);
+	in->netns = hr->netns;
+}
+
+/* The start pair, or the end pair when there is no start: realtime at a monotonic instant. */
+static void clock_rec(struct an_input *in, const struct iot_clock *c)
+{
+	if (in->have_rt && c->when != IOT_CLOCK_START)
+		return;
+	in->rt_offset = (int64_t)(c->realtime_ns - c->hdr.ts);
+	in->have_rt = true;
+}
+
+static int add_host(struct analysis *an, const struct iot_hdr *h)
+{
+	struct an_input *in;
+
+	if (!an->multi || (h->type != IOT_REC_HOST && h->type != IOT_REC_CLOCK))
+		return 0;
+	in = an_vec__at(&an->inputs, an->cur_trace);
+	if (h->type == IOT_REC_HOST && h->size >= sizeof(struct iot_host))
+		host_rec(an, in, (const void *)h);
+	if (h->type == IOT_REC_CLOCK && h->size >= sizeof(struct iot_clock))
+		clock_rec(in, (const void *)h);
+	return 0;
+}
+
 static int add_record(struct analysis *an, const struct iot_hdr *h)
 {
 	const struct iot_wakeup *w = (const void *)h;
@@ -304,7 +345,7 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 			       an->loss, sizeof(an->loss));
 		return 0;
 	default:
-		return an__host_record(an, h);
+		return add_host(an, h);
 	}
 }
 

@@ -182,3 +182,50 @@ unsigned int an__file_type(const struct analysis *an, uint32_t path)
 	return idx == AN_NONE ? IOT_FT_NONE :
 				((const struct an_file *)an_vec__at(&an->files, idx))->type;
 }
+
+bool an__host_named(const struct analysis *an, uint32_t pid)
+{
+	for (uint32_t i = 0; i < an->opts.n_host_of; i++)
+		if (an->opts.host_of[i].pid == pid)
+			return true;
+	return false;
+}
+
+uint32_t an__host_add(struct analysis *an, uint32_t name, uint32_t input)
+{
+	struct an_host *h = an_vec__push(&an->hosts);
+
+	if (!h)
+		return AN_NONE;
+	h->name = name;
+	h->input = input;
+	h->netns.esz = sizeof(uint64_t);
+	return an->hosts.n - 1;
+}
+
+uint32_t an__host_for(struct analysis *an, uint32_t pid)
+{
+	const char *name = NULL;
+	uint32_t id;
+
+	for (uint32_t i = 0; i < an->opts.n_host_of; i++)
+		if (an->opts.host_of[i].pid == pid)
+			name = an->opts.host_of[i].name;
+	if (!name)
+		return an->cur_host;
+	id = strtab__intern(&an->strs, name);
+	for (uint32_t h = 0; h < an->hosts.n; h++)
+		if (((struct an_host *)an_vec__at(&an->hosts, h))->name == id &&
+		    ((struct an_host *)an_vec__at(&an->hosts, h))->input == an->cur_trace)
+			return h;
+	id = an__host_add(an, id, an->cur_trace);
+	return id == AN_NONE ? an->cur_host : id;
+}
+
+const char *an__host_name(const struct analysis *an, uint32_t host)
+{
+	return host < an->hosts.n ?
+		       strtab__str(&an->strs,
+				   ((struct an_host *)an_vec__at(&an->hosts, host))->name) :
+		       NULL;
+}
