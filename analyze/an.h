@@ -119,9 +119,8 @@ struct an_input {
 
 /* One host of a job: an input, or the processes --host-of gave a name. */
 struct an_host {
-	uint32_t name;	     /* interned */
-	uint32_t input;	     /* index in an->inputs */
-	struct an_vec netns; /* uint64_t network namespace inodes its sockets were in */
+	uint32_t name;	/* interned */
+	uint32_t input; /* index in an->inputs */
 };
 
 struct analysis {

@@ -108,8 +108,6 @@ void analysis__free(struct analysis *an)
 	an_vec__free(&an->deps);
 	an_vec__free(&an->files);
 	an_vec__free(&an->snaps);
-	for (size_t i = 0; i < an->hosts.n; i++)
-		an_vec__free(&((struct an_host *)an_vec__at(&an->hosts, i))->netns);
 	an_vec__free(&an->hosts);
 	an_vec__free(&an->inputs);
 	an__xhost_free(an);

@@ -199,7 +199,6 @@ uint32_t an__host_add(struct analysis *an, uint32_t name, uint32_t input)
 		return AN_NONE;
 	h->name = name;
 	h->input = input;
-	h->netns.esz = sizeof(uint64_t);
 	return an->hosts.n - 1;
 }
 
@@ -214,18 +213,19 @@ uint32_t an__host_for(struct analysis *an, uint32_t pid)
 	if (!name)
 		return an->cur_host;
 	id = strtab__intern(&an->strs, name);
-	for (uint32_t h = 0; h < an->hosts.n; h++)
-		if (((struct an_host *)an_vec__at(&an->hosts, h))->name == id &&
-		    ((struct an_host *)an_vec__at(&an->hosts, h))->input == an->cur_trace)
+	for (uint32_t h = 0; h < an->hosts.n; h++) {
+		const struct an_host *ho = an_vec__at(&an->hosts, h);
+
+		if (ho->name == id && ho->input == an->cur_trace)
 			return h;
+	}
 	id = an__host_add(an, id, an->cur_trace);
 	return id == AN_NONE ? an->cur_host : id;
 }
 
 const char *an__host_name(const struct analysis *an, uint32_t host)
 {
-	return host < an->hosts.n ?
-		       strtab__str(&an->strs,
-				   ((struct an_host *)an_vec__at(&an->hosts, host))->name) :
-		       NULL;
+	const struct an_host *h = host < an->hosts.n ? an_vec__at(&an->hosts, host) : NULL;
+
+	return h ? strtab__str(&an->strs, h->name) : NULL;
 }
