@@ -464,6 +464,9 @@ struct iot_sc_desc {
 #define IOT_SCD_STATX	0x080	/* struct statx at args[aux], read at exit */
 #define IOT_SCD_RESULT	0x100	/* string result in args[res_arg], ret bytes long */
 #define IOT_SCD_FORK	0x200	/* creates a task; the child's return of 0 is not a call */
+#define IOT_SCD_SEND	0x400	/* sends on the socket it records: tcp_seq is write_seq */
+#define IOT_SCD_SOCKIO	0x800	/* read, write...: record the state of arg 0 when it is a TCP
+				 * socket at enter */
 
 #ifndef __bpf__
 _Static_assert(sizeof(struct iot_sc_desc) == 8, "iot_sc_desc ABI");
