@@ -43,15 +43,15 @@ static void usage(FILE *f)
 		   "                     edge counts; --json for one JSON object\n"
 		   "\n"
 		   "Several traces (or one with --host-of) make one job of several hosts: TCP\n"
-		   "connections matched across them, cross-host data deps, the clocks aligned.\n"
+		   "connections matched across them, cross-host data deps, the clocks aligned\n"
+		   "(iotrace analyze --infer-causality app.iot db.iot -o job.jsonl).\n"
 		   "  --host-of PID=NAME process PID and its children ran on host NAME\n"
 		   "  --clock-shift HOST=NS  for tests: move HOST's clock by NS before aligning\n"
 		   "\n"
 		   "EXAMPLES:\n"
 		   "  iotrace analyze db.iot --infer-causality -o db.jsonl\n"
 		   "  iotrace analyze db.iot --infer-causality --rules wakeup,data -o db-wd.jsonl\n"
-		   "  iotrace analyze db.iot --summary\n"
-		   "  iotrace analyze --infer-causality app.iot db.iot -o job.jsonl\n");
+		   "  iotrace analyze db.iot --summary\n");
 }
 
 enum { OPT_INFER = 256, OPT_RULES, OPT_SUMMARY, OPT_JSON, OPT_HOST_OF, OPT_SHIFT };

@@ -126,6 +126,8 @@ static int input_load(struct analysis *an, const char *path, uint32_t k)
 	an->cur_host = in->host;
 	memset(an->loss, 0, sizeof(an->loss));
 	err = an__load_input(an, path, NULL, 0);
+	if (err)
+		return err;
 	in = input_at(an, k); /* the load may have grown the vector */
 	in->ev1 = an->nev;
 	in->side1 = an->side.n;
@@ -136,7 +138,7 @@ static int input_load(struct analysis *an, const char *path, uint32_t k)
 	}
 	input_span(an, in);
 	host_name(an, k);
-	return err;
+	return 0;
 }
 
 /* --clock-shift: a test moves one trace's clock by a known amount. */
