@@ -241,23 +241,43 @@ static void warn_no_overlap(struct analysis *an)
 	}
 }
 
+struct side_at {
+	struct an_side s;
+	size_t at; /* where it was: ties keep the order they came in */
+};
+
 static int cmp_side(const void *a, const void *b)
 {
-	const struct an_side *x = a, *y = b;
+	const struct side_at *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->trace < y->trace ? -1 : x->trace > y->trace;
+	if (x->s.ts != y->s.ts)
+		return x->s.ts < y->s.ts ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
 }
 
-/* Every input's clock moved by its offset; the scheduler records then in one time order. */
-static void apply_offsets(struct analysis *an)
+/* The scheduler records of all inputs in one time order, stable (qsort is not). */
+static int sort_side(struct analysis *an)
+{
+	struct side_at *t = malloc((an->side.n + 1) * sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < an->side.n; i++)
+		t[i] = (struct side_at){ *(struct an_side *)an_vec__at(&an->side, i), i };
+	qsort(t, an->side.n, sizeof(*t), cmp_side);
+	for (size_t i = 0; i < an->side.n; i++)
+		*(struct an_side *)an_vec__at(&an->side, i) = t[i].s;
+	free(t);
+	return 0;
+}
+
+/* Every input's clock moved by its offset. */
+static int apply_offsets(struct analysis *an)
 {
 	for (uint32_t k = 1; k < an->inputs.n; k++)
 		input_shift(an, k, input_at(an, k)->offset);
-	/* ties are kept in input order; within an input the records were in time order */
-	qsort(an->side.v, an->side.n, an->side.esz, cmp_side);
 	warn_no_overlap(an);
+	return sort_side(an);
 }
 
 static void sum_losses(struct analysis *an)
@@ -281,8 +301,7 @@ int an__hosts_load(struct analysis *an, const char *const *paths, uint32_t n)
 	err = apply_shifts(an) ?: check_same_host(an) ?: an__xhost_match(an);
 	if (err)
 		return err;
-	apply_offsets(an);
-	return 0;
+	return apply_offsets(an);
 }
 
 static const char *clock_src_name(unsigned int src)
