@@ -104,6 +104,7 @@ struct an_vec {
 struct an_input {
 	uint32_t path, hostname, boot_id, machine_id; /* interned, AN_NONE when unknown */
 	uint32_t host;	   /* its own host (the processes no --host-of moved) */
+	uint32_t kernel;   /* the first input of its boot id: inodes mean the same there */
 	uint64_t netns;	   /* the recorder's network namespace inode, 0 if unknown */
 	int64_t shift;	   /* --clock-shift: added to its times before anything else */
 	int64_t offset;	   /* to the merged clock (the first input's), after the shift */
@@ -204,6 +205,8 @@ uint32_t an__host_for(struct analysis *an, uint32_t pid);
 /* A new host of input, named name (interned); AN_NONE on ENOMEM.  Its name. */
 uint32_t an__host_add(struct analysis *an, uint32_t name, uint32_t input);
 const char *an__host_name(const struct analysis *an, uint32_t host);
+/* The kernel call id ran on, 0 outside a job: fds, pipes and files are its own. */
+uint32_t an__kernel_of(const struct analysis *an, uint32_t id);
 /* Input and host of call id. */
 uint32_t an__trace_of(const struct analysis *an, uint32_t id);
 uint32_t an__host_of(const struct analysis *an, uint32_t id);

@@ -176,6 +176,21 @@ static bool thread_in_both(struct analysis *an, uint32_t i, const struct an_thre
 	return ti != AN_NONE && lo[ti] <= hi[tj] && lo[tj] <= hi[ti];
 }
 
+/* Inputs of one boot id share a kernel, and with it inode numbers; unknown ids are their own. */
+static void find_kernels(struct analysis *an)
+{
+	for (uint32_t k = 0; k < an->inputs.n; k++) {
+		struct an_input *in = input_at(an, k);
+
+		in->kernel = k;
+		for (uint32_t j = 0; in->boot_id != AN_NONE && j < k; j++)
+			if (input_at(an, j)->boot_id == in->boot_id) {
+				in->kernel = input_at(an, j)->kernel;
+				break;
+			}
+	}
+}
+
 static int check_twice(struct analysis *an, uint32_t i, uint32_t j, const uint64_t *lo,
 		       const uint64_t *hi)
 {
@@ -298,6 +313,7 @@ int an__hosts_load(struct analysis *an, const char *const *paths, uint32_t n)
 	if (err)
 		return err;
 	sum_losses(an);
+	find_kernels(an);
 	err = apply_shifts(an) ?: check_same_host(an) ?: an__xhost_match(an);
 	if (err)
 		return err;

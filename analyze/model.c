@@ -97,6 +97,13 @@ uint32_t an__trace_of(const struct analysis *an, uint32_t id)
 	return an__thread(an, an->ev[id].tidx)->trace;
 }
 
+uint32_t an__kernel_of(const struct analysis *an, uint32_t id)
+{
+	if (!an->multi)
+		return 0;
+	return ((struct an_input *)an_vec__at(&an->inputs, an__trace_of(an, id)))->kernel;
+}
+
 uint32_t an__host_of(const struct analysis *an, uint32_t id)
 {
 	return an__thread(an, an->ev[id].tidx)->host;

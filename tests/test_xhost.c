@@ -265,7 +265,57 @@ static void test_xhost__bad_jobs(void)
 	close(b.fd);
 }
 
+/* A write or read of n bytes on a fifo (dev 8, inode 900) by pid 10 at ts. */
+static void put_fifo_call(struct tr *t, int nr, uint64_t ts, int64_t n)
+{
+	struct {
+		struct iot_syscall sc;
+		struct iot_fd f;
+	} r = { 0 };
+
+	r.sc.args[0] = 3;
+	r.sc.args[2] = n;
+	r.sc.ret = n;
+	r.sc.dur_ns = 100;
+	r.sc.nr = nr;
+	r.sc.nfd = 1;
+	r.f = (struct iot_fd){ .fd = 3, .ftype = IOT_FT_FIFO, .ino = 900, .dev = 8 };
+	r.sc.hdr = (struct iot_hdr){ .ts = ts,
+				     .pid = 10,
+				     .tid = 10,
+				     .seq = ++t->seq,
+				     .type = IOT_REC_SYSCALL,
+				     .size = sizeof(r) };
+	CU_ASSERT_FATAL(trace_writer__append(t->w, &r.sc.hdr) == 0);
+}
+
+/* A fifo of one inode number on two kernels is two fifos; on one kernel (two namespaces,
+ * one boot id) it is one, and the write precedes the read across the hosts. */
+static void test_xhost__inodes_per_kernel(void)
+{
+	const char *boots[2] = { "boot-b", "boot-a" };
+
+	for (int same = 0; same < 2; same++) {
+		struct analysis *an;
+		struct tr a, b;
+
+		tr_init(&a, "alpha", "boot-a", 1);
+		tr_init(&b, "beta", boots[same], 2);
+		put_fifo_call(&a, SYS_write, 1000, 10);
+		put_fifo_call(&b, SYS_read, 2000, 10);
+		tr_done(&a);
+		tr_done(&b);
+		an = job(&a, &b, NULL);
+		CU_ASSERT_FATAL(an != NULL);
+		CU_ASSERT_EQUAL(xdep(an, 0, 0, 1, 0), same);
+		analysis__free(an);
+		close(a.fd);
+		close(b.fd);
+	}
+}
+
 static CU_TestInfo tests[] = {
+	{ "inodes belong to one kernel", test_xhost__inodes_per_kernel },
 	{ "cross-host pairs and the clock offset", test_xhost__pairs_and_offset },
 	{ "the same host twice", test_xhost__bad_jobs },
 	CU_TEST_INFO_NULL,
