@@ -103,13 +103,14 @@ struct an_vec {
 /* One input trace: one kernel's clock, and where its records went in the model. */
 struct an_input {
 	uint32_t path, hostname, boot_id, machine_id; /* interned, AN_NONE when unknown */
-	uint32_t host;	   /* its own host (the processes no --host-of moved) */
-	uint32_t kernel;   /* the first input of its boot id: inodes mean the same there */
-	uint64_t netns;	   /* the recorder's network namespace inode, 0 if unknown */
-	int64_t shift;	   /* --clock-shift: added to its times before anything else */
-	int64_t offset;	   /* to the merged clock (the first input's), after the shift */
-	int64_t residual;  /* half the width of the offset's bounds; -1 unbounded */
-	int64_t rt_offset; /* CLOCK_REALTIME minus CLOCK_MONOTONIC, from its CLOCK records */
+	uint32_t host;		/* its own host (the processes no --host-of moved) */
+	uint32_t kernel;	/* the first input of its boot id: inodes mean the same there */
+	uint64_t netns;		/* the recorder's network namespace inode, 0 if unknown */
+	int64_t shift;		/* --clock-shift: added to its times before anything else */
+	int64_t offset;		/* to the merged clock (the first input's), after the shift */
+	int64_t residual;	/* half the width of the offset's bounds; -1 unbounded */
+	int64_t rt_offset;	/* CLOCK_REALTIME minus CLOCK_MONOTONIC, from its CLOCK records */
+	uint64_t compute_floor; /* its META's: each recorder measured its own */
 	bool have_rt;
 	uint8_t clock_src;    /* enum cf_src */
 	uint64_t first, last; /* its first call's enter and last call's end, own clock */
@@ -207,6 +208,8 @@ uint32_t an__host_add(struct analysis *an, uint32_t name, uint32_t input);
 const char *an__host_name(const struct analysis *an, uint32_t host);
 /* The kernel call id ran on, 0 outside a job: fds, pipes and files are its own. */
 uint32_t an__kernel_of(const struct analysis *an, uint32_t id);
+/* The compute floor of the recording of call id. */
+uint64_t an__floor_of(const struct analysis *an, uint32_t id);
 /* Input and host of call id. */
 uint32_t an__trace_of(const struct analysis *an, uint32_t id);
 uint32_t an__host_of(const struct analysis *an, uint32_t id);

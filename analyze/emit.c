@@ -329,7 +329,7 @@ uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall)
 
 	*wall = sc->flags & IOT_SCF_NO_CPU;
 	if (!*wall)
-		return sc->cpu_ns > an->compute_floor ? sc->cpu_ns - an->compute_floor : 0;
+		return sc->cpu_ns > an__floor_of(an, id) ? sc->cpu_ns - an__floor_of(an, id) : 0;
 	if (!e->pos)
 		return 0;
 	prev_end = an__end(an, t->ev[e->pos - 1]);

@@ -104,6 +104,13 @@ uint32_t an__kernel_of(const struct analysis *an, uint32_t id)
 	return ((struct an_input *)an_vec__at(&an->inputs, an__trace_of(an, id)))->kernel;
 }
 
+uint64_t an__floor_of(const struct analysis *an, uint32_t id)
+{
+	if (!an->multi)
+		return an->compute_floor;
+	return ((struct an_input *)an_vec__at(&an->inputs, an__trace_of(an, id)))->compute_floor;
+}
+
 uint32_t an__host_of(const struct analysis *an, uint32_t id)
 {
 	return an__thread(an, an->ev[id].tidx)->host;
