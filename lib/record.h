@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "include/iotrace_abi.h"
 
 /* A syscall record with its tails located and bounds-checked. */
@@ -23,6 +24,15 @@ int sc_view__parse(const struct iot_hdr *h, struct sc_view *v);
 const struct iot_fd *sc_view__fd(const struct sc_view *v, unsigned int which);
 /* The string read from argument/slot `which`, or NULL. */
 const char *sc_view__str(const struct sc_view *v, unsigned int which);
+/*
+ * The bytes of its direction's TCP stream a send or receive moved, as 32-bit
+ * sequence numbers [*from, *to) (to - from == ret, modulo 2^32); *sent says
+ * which direction: the socket's sending one or its receiving one.  False
+ * when the call moved no stream bytes it can place: not a TCP transfer,
+ * ret <= 0, a version 1 trace, sendmmsg/recvmmsg (ret counts messages), or
+ * a MSG_PEEK receive.
+ */
+bool sc_view__tcp_range(const struct sc_view *v, uint32_t *from, uint32_t *to, bool *sent);
 
 /*
  * Strings that follow a fixed-size user-space record (meta, proc, thread,
