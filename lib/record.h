@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include "include/iotrace_abi.h"
 
 /* A syscall record with its tails located and bounds-checked. */
@@ -33,6 +34,9 @@ const char *sc_view__str(const struct sc_view *v, unsigned int which);
  * a MSG_PEEK receive.
  */
 bool sc_view__tcp_range(const struct sc_view *v, uint32_t *from, uint32_t *to, bool *sent);
+
+/* The enum iot_ftype of an st_mode; a mode with no type bits is an anon inode's. */
+unsigned int rec__ftype_of_mode(uint32_t mode);
 
 /*
  * Strings that follow a fixed-size user-space record (meta, proc, thread,
