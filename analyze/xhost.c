@@ -88,17 +88,14 @@ static uint32_t end_get(struct analysis *an, const struct iot_sock *s, uint32_t 
 	return x->ends.n - 1;
 }
 
-/* The bytes a call moved: [tcp_seq - ret, tcp_seq) after it, when the kernel said. */
-static int io_add(struct analysis *an, uint32_t id, const struct iot_sock *s, uint32_t ei)
+/* The bytes a call moved, [tcp_seq - ret, tcp_seq) after it, when the record says. */
+static int io_add(struct analysis *an, uint32_t id, const struct sc_view *v, uint32_t ei)
 {
-	const struct iot_syscall *sc = an__rec(an, id);
-	const struct syscall_info *si = syscall__by_nr(sc->nr);
+	uint32_t lo, hi;
 	struct xio *io;
+	bool sent;
 
-	if (!si || (si->cls != SC_READ && si->cls != SC_WRITE) || sc->ret <= 0 ||
-	    !(s->sflags & IOT_SOCKF_TCP_SEQ) || sc->ret > UINT32_MAX / 2)
-		return 0;
-	if (sc->nr == SYS_recvfrom && (sc->args[3] & MSG_PEEK)) /* took nothing off the stream */
+	if (!sc_view__tcp_range(v, &lo, &hi, &sent) || hi - lo > UINT32_MAX / 2)
 		return 0;
 	io = an_vec__push(&xh(an)->ios);
 	if (!io)
@@ -108,9 +105,9 @@ static int io_add(struct analysis *an, uint32_t id, const struct iot_sock *s, ui
 			    .end = an__end(an, id),
 			    .xend = ei,
 			    .conn = AN_NONE,
-			    .lo = s->tcp_seq - (uint32_t)sc->ret,
-			    .hi = s->tcp_seq,
-			    .send = !!(s->sflags & IOT_SOCKF_SENT) };
+			    .lo = lo,
+			    .hi = hi,
+			    .send = sent };
 	return 0;
 }
 
@@ -139,7 +136,7 @@ static int note_call(struct analysis *an, uint32_t id)
 	}
 	e->client |= sc->nr == SYS_connect;
 	e->server |= (sc->nr == SYS_accept || sc->nr == SYS_accept4) && sc->ret >= 0;
-	return io_add(an, id, s, ei);
+	return io_add(an, id, &v, ei);
 }
 
 static bool loopback(const uint8_t *a)
