@@ -5,10 +5,14 @@
  * tracepoints are optional: a kernel without one loses that view, with a
  * warning that says so, and records the rest.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <bpf/btf.h>
@@ -21,9 +25,31 @@
 #include "lib/syscalls.h"
 #include "loader/bpfsetup.h"
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd that names a thread */
+#endif
+
 struct capture {
 	struct iotrace_bpf *skel;
+	bool storage_verdict; /* threads get task storage from here: see the BPF side */
+	void *zero_state;     /* a fresh task storage value */
 };
+
+static int pidfd_open_flags(pid_t pid, unsigned int flags)
+{
+	return syscall(SYS_pidfd_open, pid, flags);
+}
+
+/* Whether this kernel can hand out a pidfd for a single thread. */
+static bool kernel_has_thread_pidfd(void)
+{
+	int fd = pidfd_open_flags(getpid(), PIDFD_THREAD);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
 
 struct optional_tp {
 	const char *tp;	  /* tracepoint, as btf_trace_<tp> */
@@ -145,6 +171,11 @@ struct capture *capture__new(const struct capture_opts *opts)
 	syscall__fill_desc(desc);
 	memcpy((void *)c->skel->rodata->sc_desc, desc, sizeof(desc));
 	c->skel->rodata->follow_children = opts->follow_children;
+	c->storage_verdict = kernel_has_thread_pidfd();
+	if (!c->storage_verdict)
+		warn("kernel lacks PIDFD_THREAD (Linux 6.9): every syscall of untraced threads "
+		     "pays a hash lookup when the per-CPU verdict misses");
+	c->skel->rodata->storage_verdict = c->storage_verdict;
 	c->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	/* batches small enough that a small ring still takes several */
 	c->skel->rodata->batch_limit = opts->ring_bytes / 8 < IOT_BATCH_SZ - IOT_BATCH_ROOM ?
@@ -175,13 +206,64 @@ err_free:
 	return NULL;
 }
 
+/* Gives thread tid the task storage that marks it traced; one it has stays. */
+static int give_storage(struct capture *c, pid_t tid)
+{
+	const struct bpf_map *m = c->skel->maps.tstate;
+	int fd = pidfd_open_flags(tid, PIDFD_THREAD), e = 0;
+
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno; /* gone: nothing to trace */
+	if (bpf_map__update_elem(m, &fd, sizeof(fd), c->zero_state, bpf_map__value_size(m),
+				 BPF_NOEXIST) &&
+	    errno != EEXIST && errno != ESRCH)
+		e = -errno;
+	close(fd);
+	return e;
+}
+
+/*
+ * Every thread of pid gets its storage.  After the filter took the process:
+ * a thread born later gets it from the fork program, one born earlier is in
+ * the listing.
+ */
+static int give_threads_storage(struct capture *c, pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int e = 0;
+
+	if (!c->zero_state) {
+		c->zero_state = calloc(1, bpf_map__value_size(c->skel->maps.tstate));
+		if (!c->zero_state)
+			return -ENOMEM;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!e && (de = readdir(d))) {
+		if (de->d_name[0] != '.')
+			e = give_storage(c, atoi(de->d_name));
+	}
+	closedir(d);
+	return e;
+}
+
 int capture__add_pid(struct capture *c, pid_t pid)
 {
 	__u32 key = pid, one = 1;
+	int e;
 
 	if (bpf_map__update_elem(c->skel->maps.traced, &key, sizeof(key), &one, sizeof(one),
 				 BPF_ANY))
 		return -errno;
+	if (c->storage_verdict) {
+		e = give_threads_storage(c, pid);
+		if (e)
+			return e;
+	}
 	/* after the update: the programs' "untraced" verdicts taken before it go stale */
 	__atomic_fetch_add(&c->skel->bss->traced_gen, 1, __ATOMIC_SEQ_CST);
 	return 0;
@@ -262,5 +344,6 @@ void capture__free(struct capture *c)
 	if (!c)
 		return;
 	iotrace_bpf__destroy(c->skel);
+	free(c->zero_state);
 	free(c);
 }
