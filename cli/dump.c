@@ -165,11 +165,11 @@ static const char *const type_names[] = {
 static const char *type_name(unsigned int type)
 {
 	static const char *const user[] = { "meta",  "proc",   "thread", "fdsnap", "mapsnap",
-					    "stats", "target", "seqend", "link" };
+					    "stats", "target", "seqend", "link",   "calls" };
 
 	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
 		return type_names[type];
-	if (type >= IOT_REC_META && type <= IOT_REC_LINK)
+	if (type >= IOT_REC_META && type <= IOT_REC_CALLS)
 		return user[type - IOT_REC_META];
 	return "unknown";
 }
@@ -221,6 +221,12 @@ static json_t *fields_json(const struct iot_hdr *h)
 				 kinds[p->kind < 5 ? p->kind : 0], "dev", (json_int_t)p->dev, "ino",
 				 (json_int_t)p->ino, "index", (json_int_t)p->index, "npages",
 				 (json_int_t)p->npages);
+	}
+	case IOT_REC_CALLS: {
+		char fam[64];
+
+		syscall__format_families(((const struct iot_calls *)h)->families, fam, sizeof(fam));
+		return json_pack("{s:s}", "families", fam);
 	}
 	case IOT_REC_SEQEND:
 		return json_pack("{s:I}", "last_seq",

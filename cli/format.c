@@ -352,6 +352,13 @@ void format__other(FILE *f, const struct iot_hdr *h)
 	case IOT_REC_META:
 		fputs("# recording started", f);
 		break;
+	case IOT_REC_CALLS: {
+		char fam[64];
+
+		syscall__format_families(((const struct iot_calls *)h)->families, fam, sizeof(fam));
+		fprintf(f, "# recorded only the calls of %s (--calls)", fam);
+		break;
+	}
 	case IOT_REC_STATS:
 		fputs("# recording ended", f);
 		break;

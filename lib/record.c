@@ -130,6 +130,8 @@ size_t rec__min_size(unsigned int type)
 		return sizeof(struct iot_seqend);
 	case IOT_REC_LINK:
 		return sizeof(struct iot_link);
+	case IOT_REC_CALLS:
+		return sizeof(struct iot_calls);
 	default:
 		return 0;
 	}

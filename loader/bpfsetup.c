@@ -62,6 +62,7 @@ static const struct optional_tp optional[] = {
 	{ "writeback_dirty_folio", "pages dirtied through shared mappings" },
 	{ "mm_filemap_add_to_page_cache", "page-cache misses (the original cache state)" },
 };
+#define NOPTIONAL (sizeof(optional) / sizeof(optional[0]))
 
 static bool kernel_has_tp(const struct btf *vmlinux, const char *tp)
 {
@@ -82,8 +83,9 @@ static struct bpf_program *prog_for_tp(struct iotrace_bpf *skel, const char *tp)
 	return NULL;
 }
 
-/* Chooses the programs this kernel can run; false when it cannot run the core. */
-static bool choose_programs(struct iotrace_bpf *skel)
+/* Chooses the programs this kernel can run and families wants (the page-cache
+ * ones are --calls mem's); false when it cannot run the core. */
+static bool choose_programs(struct iotrace_bpf *skel, uint32_t families)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	bool btf_sys = kernel_has_tp(vmlinux, "sys_enter") && kernel_has_tp(vmlinux, "sys_exit");
@@ -98,7 +100,11 @@ static bool choose_programs(struct iotrace_bpf *skel)
 	bpf_program__set_autoload(skel->progs.sys_exit_raw, !btf_sys);
 	if (!btf_sys)
 		warn("tp_btf/sys_enter unavailable: using raw_tp");
-	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+	for (size_t i = 0; i < NOPTIONAL; i++) {
+		if (!(families & IOT_FAM_MEM)) {
+			bpf_program__set_autoload(prog_for_tp(skel, optional[i].tp), false);
+			continue;
+		}
 		if (kernel_has_tp(vmlinux, optional[i].tp))
 			continue;
 		warn("kernel lacks tracepoint %s: the trace will not show %s", optional[i].tp,
@@ -168,7 +174,7 @@ struct capture *capture__new(const struct capture_opts *opts)
 		err("opening BPF object: %s", strerror(-e));
 		goto err_free;
 	}
-	syscall__fill_desc(desc);
+	syscall__fill_desc(desc, opts->families);
 	memcpy((void *)c->skel->rodata->sc_desc, desc, sizeof(desc));
 	c->skel->rodata->follow_children = opts->follow_children;
 	c->storage_verdict = kernel_has_thread_pidfd();
@@ -182,7 +188,7 @@ struct capture *capture__new(const struct capture_opts *opts)
 					       opts->ring_bytes / 8 :
 					       IOT_BATCH_SZ - IOT_BATCH_ROOM;
 	bpf_map__set_max_entries(c->skel->maps.events, opts->ring_bytes);
-	if (!choose_programs(c->skel)) {
+	if (!choose_programs(c->skel, opts->families)) {
 		e = -ENOTSUP;
 		goto err_destroy;
 	}

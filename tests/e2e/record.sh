@@ -164,6 +164,37 @@ test_ipc_and_mmap()
 	eq "msync" "$(q t.iot '[.[] | select(.call == "msync" and .ret == 0)] | length')" 1
 }
 
+# --calls file: the calls of the families left out are not in the trace (the
+# kernel filter drops them), nor page records; the trace says what is missing,
+# analyze drops the rules that would need it and replay says so.
+test_calls_subset()
+{
+	need_bpf
+	record --calls file -o t.iot -- "$PROGS/ipc" "$T" >out
+	q t.iot '[.[] | select(.type == "syscall") | .call] | unique | join(" ")' >calls
+	grep -qw openat calls || fail "no openat in --calls file: $(cat calls)"
+	grep -qw clone3 calls || grep -qw clone calls || fail "no thread creation (proc is always on)"
+	local c
+	for c in pipe2 socketpair connect accept accept4 eventfd2 futex mmap msync socket; do
+		grep -qw "$c" calls && fail "$c recorded with --calls file"
+	done
+	eq "pages" "$(q t.iot '[.[] | select(.type == "page")] | length')" 0
+	"$IOTRACE" info t.iot >info.json
+	eq "families" "$(jq -r .call_families info.json)" "file,proc"
+	eq "left out" "$(jq -r .call_families_left_out info.json)" "sync,net,ipc,mem"
+	"$IOTRACE" analyze --infer-causality t.iot -o t.jsonl 2>err || fail "analyze failed"
+	grep -q "rule data dropped: it needs the net,ipc,mem calls" err || fail "no data warning: $(cat err)"
+	eq "rules" "$(head -1 t.jsonl | jq -r '.causality_stats.rules | join(",")')" "process,name"
+	eq "header" "$(head -1 t.jsonl | jq -r .calls_left_out)" "sync,net,ipc,mem"
+	mkdir root
+	"$IOTRACE" replay t.jsonl --root "$T/root" --afap >/dev/null 2>err || true
+	grep -q "recorded without the sync,net,ipc,mem calls" err || fail "replay did not say: $(cat err)"
+	# and the default still records everything, with no such record
+	record -o all.iot -- "$PROGS/ipc" "$T" >out
+	eq "all" "$("$IOTRACE" info all.iot | jq -r .call_families_left_out)" ""
+	ge "pipe2 by default" "$(q all.iot '[.[] | select(.call == "pipe2")] | length')" 1
+}
+
 # The pipe reader is woken by the writer: wakeup records name the waker.
 test_wakeups()
 {
