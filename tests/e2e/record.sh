@@ -126,6 +126,36 @@ test_attach_pid()
 	grep -q "events in .*, 0 lost" err || fail "summary: $(cat err)"
 }
 
+# Attach to a process whose threads were busy in syscalls before the attach:
+# each CPU has them remembered as untraced and they have no task storage yet.
+# Every thread must be recorded from the attach on, so neither the verdict
+# nor the storage that marks a traced thread may be missing or stale.
+test_attach_busy_threads()
+{
+	need_bpf
+	head -c 1048576 /dev/urandom >data
+	"$PROGS/preads" "$T/data" 2 20000000 &
+	local pid=$! i tid n
+	for ((i = 0; i < 100; i++)); do
+		[ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -ge 3 ] && break
+		sleep 0.05
+	done
+	sleep 0.2 # the workers' calls have gone through every CPU's verdict
+	record -p "$pid" -d 0.5 -o t.iot 2>err
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	# the attach snapshot names the threads; the text dump counts fast
+	"$IOTRACE" dump t.iot >dump
+	local tids
+	tids=$(awk '$4 == "#" && $5 == "thread" && $7 == "comm" { print $6 }' dump | sort -u)
+	eq "threads" "$(echo "$tids" | wc -w)" 3
+	for tid in $tids; do
+		[ "$tid" = "$pid" ] && continue
+		n=$(awk -v t="$tid" '$2 == t && $4 ~ /^pread64\(/' dump | wc -l)
+		ge "preads of thread $tid" "$n" 100
+	done
+}
+
 # A master with an existing worker and a worker forked after the attach are
 # all followed; with --no-children only the master is.
 test_attach_descendants()
