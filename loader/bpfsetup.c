@@ -40,10 +40,16 @@ static int pidfd_open_flags(pid_t pid, unsigned int flags)
 	return syscall(SYS_pidfd_open, pid, flags);
 }
 
-/* Whether this kernel can hand out a pidfd for a single thread. */
+/* Whether this kernel can hand out a pidfd for a single thread
+ * (IOTRACE_NO_THREAD_PIDFD=1 says not, for the tests of the fallback). */
 static bool kernel_has_thread_pidfd(void)
 {
-	int fd = pidfd_open_flags(getpid(), PIDFD_THREAD);
+	const char *no = getenv("IOTRACE_NO_THREAD_PIDFD");
+	int fd;
+
+	if (no && *no && strcmp(no, "0"))
+		return false;
+	fd = pidfd_open_flags(getpid(), PIDFD_THREAD);
 
 	if (fd < 0)
 		return false;
@@ -99,7 +105,8 @@ static bool choose_programs(struct iotrace_bpf *skel, uint32_t families)
 	bpf_program__set_autoload(skel->progs.sys_enter_raw, !btf_sys);
 	bpf_program__set_autoload(skel->progs.sys_exit_raw, !btf_sys);
 	if (!btf_sys)
-		warn("tp_btf/sys_enter unavailable: using raw_tp");
+		warn("kernel lacks tp_btf/sys_enter and sys_exit: using raw_tp, slower on every "
+		     "syscall of the host (registers read with helper calls, not loads)");
 	for (size_t i = 0; i < NOPTIONAL; i++) {
 		if (!(families & IOT_FAM_MEM)) {
 			bpf_program__set_autoload(prog_for_tp(skel, optional[i].tp), false);
@@ -113,6 +120,19 @@ static bool choose_programs(struct iotrace_bpf *skel, uint32_t families)
 	}
 	btf__free(vmlinux);
 	return true;
+}
+
+/*
+ * Task storage holds every traced thread's state; there is no fallback, as a
+ * map keyed by tid would outlive threads and miss reused tids.
+ */
+static bool check_task_storage(void)
+{
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0)
+		return true;
+	err("kernel lacks BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11): "
+	    "iotrace keeps each traced thread's state there and cannot record without it");
+	return false;
 }
 
 /* Whether a file system of type MAGIC is mounted at PATH. */
@@ -165,6 +185,10 @@ struct capture *capture__new(const struct capture_opts *opts)
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		err("kernel has no BTF (/sys/kernel/btf/vmlinux): iotrace needs CONFIG_DEBUG_INFO_BTF=y");
+		e = -ENOTSUP;
+		goto err_free;
+	}
+	if (!check_task_storage()) {
 		e = -ENOTSUP;
 		goto err_free;
 	}

@@ -33,6 +33,25 @@ test_file_enrichment()
 	done
 }
 
+# Without PIDFD_THREAD (Linux 6.9) the recorder cannot give a target's
+# threads their task storage, and the programs fall back to the traced-process
+# hash: every thread is still recorded, with a warning that says what is slower.
+test_thread_pidfd_fallback()
+{
+	need_bpf
+	mkdir d
+	IOTRACE_NO_THREAD_PIDFD=1 "$IOTRACE" record -o t.iot -- "$PROGS/fileio" "$T/d" 3 >out 2>err ||
+		fail "record failed: $(cat err)"
+	grep -q "kernel lacks PIDFD_THREAD" err || fail "no warning: $(cat err)"
+	local k tid
+	for k in 0 1 2; do
+		tid=$(kv out tid "thread=$k ")
+		eq "thread $k fsync" "$(q t.iot '[.[] | select(.tid == '"$tid"' and .call == "fsync")] | length')" 1
+	done
+	eq "lost" "$("$IOTRACE" info t.iot | jq .lost_events)" 0
+	eq "no enter" "$("$IOTRACE" info t.iot | jq .loss.exit_without_enter)" 0
+}
+
 # A CPU batches records and sends them to the ring when it switches or fills:
 # calls made just before a long stretch of computing are still in the batch
 # when --duration ends the recording, and must be read out, not dropped.
