@@ -1012,8 +1012,14 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 	} else if (known_untraced(r, regs)) {
 		return 0;
 	} else {
-		struct task_struct *task = bpf_get_current_task_btf();
+		struct task_struct *task;
 
+		/* A call not recorded (left out by --calls) had no enter, so it
+		 * has nothing to end: no lookup, as for an untraced thread. */
+		id = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
+		if ((__u64)id >= IOT_NR_MAX || !(sc_desc[id].flags & IOT_SCD_TRACE))
+			return 0;
+		task = bpf_get_current_task_btf();
 		st = storage_of(task);
 		if (!st && storage_verdict) {
 			remember_untraced(r, regs, gen);
