@@ -126,13 +126,9 @@ static bool choose_programs(struct iotrace_bpf *skel, uint32_t families)
  * Task storage holds every traced thread's state; there is no fallback, as a
  * map keyed by tid would outlive threads and miss reused tids.
  */
-static bool check_task_storage(void)
+static bool kernel_lacks_task_storage(void)
 {
-	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0)
-		return true;
-	err("kernel lacks BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11): "
-	    "iotrace keeps each traced thread's state there and cannot record without it");
-	return false;
+	return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 0;
 }
 
 /* Whether a file system of type MAGIC is mounted at PATH. */
@@ -164,7 +160,11 @@ static bool check_mounts(void)
 
 static void explain_load_error(int e)
 {
-	if (e == -EPERM || e == -EACCES)
+	if (e != -EPERM && e != -EACCES && kernel_lacks_task_storage())
+		err("kernel lacks BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11): "
+		    "iotrace keeps each traced thread's state there and cannot record without "
+		    "it");
+	else if (e == -EPERM || e == -EACCES)
 		err("loading BPF programs: %s: iotrace needs root, or CAP_BPF and CAP_PERFMON",
 		    strerror(-e));
 	else
@@ -185,10 +185,6 @@ struct capture *capture__new(const struct capture_opts *opts)
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		err("kernel has no BTF (/sys/kernel/btf/vmlinux): iotrace needs CONFIG_DEBUG_INFO_BTF=y");
-		e = -ENOTSUP;
-		goto err_free;
-	}
-	if (!check_task_storage()) {
 		e = -ENOTSUP;
 		goto err_free;
 	}
