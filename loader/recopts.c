@@ -41,7 +41,7 @@ static void usage(FILE *f)
 		"  iotrace record -o ls.iot -- ls -l /tmp\n"
 		"  iotrace record -p \"$$\" -o shell.iot --duration 2\n"
 		"  iotrace record -q -f -o ls.iot -- ls -l /tmp\n"
-		"  iotrace record --calls file,sync -o db.iot -p \"$(pidof postgres)\"\n");
+		"  iotrace record --calls file,sync -o files.iot -- ls -l /tmp\n");
 }
 
 static int parse_pids(struct pidset *set, const char *arg)
