@@ -163,8 +163,9 @@ demo: deps
 	$(Q)scripts/demo.sh
 
 # The benchmark's floor: empty programs on iotrace's tracepoints, and the
-# small loader that holds them attached during a run (bench/run.sh).
-BENCH_TOOLS	:= $(BUILD)/bench/floor.bpf.o $(BUILD)/bench/floor_load
+# small loader that holds them attached during a run (bench/run.sh); the
+# fixed-rate load generator of bench/cost.sh, which an e2e test checks.
+BENCH_TOOLS	:= $(BUILD)/bench/floor.bpf.o $(BUILD)/bench/floor_load $(BUILD)/bench/loadgen
 
 $(BUILD)/bench/floor.bpf.o: bench/floor.bpf.c $(BUILD)/vmlinux.h
 	$(Q)mkdir -p $(@D)
@@ -175,6 +176,11 @@ $(BUILD)/bench/floor_load: bench/floor_load.c
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) -lbpf
+
+$(BUILD)/bench/loadgen: bench/loadgen.c
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
 # Each part rewrites its own sections of docs/BENCHMARKS.md (and accuracy.sh
 # the plots docs/*.png). They need root: loop devices, mounts, cgroup v1
