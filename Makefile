@@ -186,7 +186,7 @@ $(BUILD)/bench/loadgen: bench/loadgen.c
 # the plots docs/*.png). They need root: loop devices, mounts, cgroup v1
 # blkio, drop_caches, BPF. bench-quick takes about three minutes here, bench
 # about an hour.
-BENCH_PARTS	:= bench/run.sh bench/analysis.sh bench/accuracy.sh bench/matrix.sh
+BENCH_PARTS	:= bench/run.sh bench/cost.sh bench/analysis.sh bench/accuracy.sh bench/matrix.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS) $(BENCH_TOOLS)
