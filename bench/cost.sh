@@ -129,7 +129,8 @@ rec_start() {
 		rec_stop
 		return 1
 	fi
-	REC_PID=$(cat "/proc/$REC_WRAP/task/$REC_WRAP/children" 2>/dev/null || pgrep -P "$REC_WRAP")
+	REC_PID=$( (cat "/proc/$REC_WRAP/task/$REC_WRAP/children" 2>/dev/null ||
+		pgrep -P "$REC_WRAP") | awk '{ print $1; exit }')
 	REC_CPU0=$(proc_cpu "$REC_PID")
 }
 
