@@ -174,26 +174,6 @@ static int use_fds(struct analysis *an, struct st_proc *p, const struct sc_view 
 	return err;
 }
 
-static unsigned int mode_ftype(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return IOT_FT_REG;
-	case S_IFDIR:
-		return IOT_FT_DIR;
-	case S_IFLNK:
-		return IOT_FT_LNK;
-	case S_IFIFO:
-		return IOT_FT_FIFO;
-	case S_IFSOCK:
-		return IOT_FT_SOCK;
-	case S_IFCHR:
-		return IOT_FT_CHR;
-	default:
-		return IOT_FT_OTHER;
-	}
-}
-
 /* The type a call that succeeded on a path shows that path to have. */
 static unsigned int implied_ftype(int nr)
 {
@@ -221,7 +201,7 @@ static int use_paths(struct analysis *an, const struct sc_view *v, uint32_t ev)
 		if (an->ev[ev].apath[k] != AN_NONE)
 			err = paths__use(an, an->ev[ev].apath[k], ev);
 	if (stat && an->ev[ev].apath[0] != AN_NONE)
-		an__file_seen(an, an->ev[ev].apath[0], mode_ftype(stat->flags), stat->size,
+		an__file_seen(an, an->ev[ev].apath[0], rec__ftype_of_mode(stat->flags), stat->size,
 			      stat->dev, false);
 	else if (an->ev[ev].apath[0] != AN_NONE) /* access, chmod, truncate...: it is there */
 		an__file_seen(an, an->ev[ev].apath[0], implied_ftype(v->sc->nr), 0, 0, false);
@@ -461,7 +441,7 @@ static void apply_link(struct analysis *an, const struct iot_hdr *h, uint32_t *c
 	/* a link goes where its chain's end goes (--dev-root) */
 	f->dev = l->end_dev;
 	if (l->end_mode && (S_ISREG(l->end_mode) || S_ISDIR(l->end_mode)))
-		an__file_seen(an, end, mode_ftype(l->end_mode),
+		an__file_seen(an, end, rec__ftype_of_mode(l->end_mode),
 			      S_ISREG(l->end_mode) ? l->end_size : 0, l->end_dev, false);
 }
 
