@@ -17,6 +17,8 @@
 # section of docs/BENCHMARKS.md.
 #
 #   BUILD=DIR    where iotrace and the bench tools were built (make bench)
+#   COST_RESULTS=FILE  write the section from the figures of an earlier run
+#                (each run keeps them in $BUILD/bench/cost-results.tsv)
 #   --quick      3 rounds of the microbenchmarks, 2 of the services, short
 #                runs: about three minutes; default 5 and 5, full sizes
 set -euo pipefail
@@ -27,7 +29,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 case ${1:-} in
 '' | --quick) ;;
--h | --help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "usage: bench/cost.sh [--quick]" >&2; exit 2 ;;
 esac
 bench_env "$@"
@@ -535,7 +537,7 @@ verdict() { [ "$1" = 1 ] && echo met || echo "**missed**"; }
 # target TITLE VALUE TEST: a row, TEST an awk condition on v.
 target() {
 	[ "$2" = - ] && return 0
-	echo "| $1 | $2 | $(verdict "$(awk -v v="$2" "BEGIN { print ($3) ? 1 : 0 }")") |"
+	echo "| $1 | $2 | $(verdict "$(awk -v v="$2" "BEGIN { ok = ($3); print ok ? 1 : 0 }")") |"
 }
 
 targets() {
@@ -550,14 +552,14 @@ targets() {
 		"$(fmt 0 "$(per_round cb-null iotrace-other floor-sys cpu_ns -)")" "v <= 15"
 	for k in redis:SET redis:GET redis-p16:SET redis-p16:GET nginx:rps postgres:tps; do
 		v=$(per_round "${k%%:*}" traced untraced "${k#*:}" /)
-		[ "$v" = - ] || worst=$(awk -v a="$worst" -v b="$v" 'BEGIN { print a == "-" || b < a ? b : a }')
+		[ "$v" = - ] || worst=$(awk -v a="$worst" -v b="$v" 'BEGIN { m = (a == "-" || b < a) ? b : a; print m }')
 	done
 	target ">= 0.90 of untraced throughput at saturation (worst service)" "$(fmt 2 "$worst")" "v >= 0.90"
 	for k in redis-fixed:rate nginx-fixed:rate postgres-fixed:tps; do
 		v=$(per_round "${k%%:*}" traced untraced "${k#*:}" /)
-		[ "$v" = - ] || fixed=$(awk -v a="$fixed" -v b="$v" 'BEGIN { print a == "-" || b < a ? b : a }')
+		[ "$v" = - ] || fixed=$(awk -v a="$fixed" -v b="$v" 'BEGIN { m = (a == "-" || b < a) ? b : a; print m }')
 		v=$(per_round "${k%%:*}" traced untraced p99_us /)
-		[ "$v" = - ] || p99=$(awk -v a="$p99" -v b="$v" 'BEGIN { print a == "-" || b > a ? b : a }')
+		[ "$v" = - ] || p99=$(awk -v a="$p99" -v b="$v" 'BEGIN { m = (a == "-" || b > a) ? b : a; print m }')
 	done
 	target ">= 0.95 of untraced throughput at half saturation (worst service)" "$(fmt 2 "$fixed")" "v >= 0.95"
 	target "p99 within 10% at half saturation (worst traced/untraced)" "$(fmt 2 "$p99")" "v <= 1.10"
@@ -621,8 +623,14 @@ main() {
 	# other recorders' programs run on every syscall, the untraced runs' too
 	have bpftool && NOTES+=("When the run started: load average $(cut -d' ' -f1-3 /proc/loadavg), $(bpftool prog show 2>/dev/null | grep -cE ': (tracing|raw_tracepoint|tracepoint) ' || true) BPF tracing programs loaded.")
 	log "cost: $MODE run, temp dir $TMP"
-	micro
-	services
+	if [ -n "${COST_RESULTS:-}" ] && [ -s "$COST_RESULTS" ]; then
+		log "cost: the report only, from $COST_RESULTS"
+		cp "$COST_RESULTS" "$R"
+	else
+		micro
+		services
+		cp "$R" "$BUILD/bench/cost-results.tsv"
+	fi
 	write_section
 	log "cost: done; wrote the capture-cost section of $DOC"
 }
