@@ -184,8 +184,8 @@ $(BUILD)/bench/loadgen: bench/loadgen.c
 
 # Each part rewrites its own sections of docs/BENCHMARKS.md (and accuracy.sh
 # the plots docs/*.png). They need root: loop devices, mounts, cgroup v1
-# blkio, drop_caches, BPF. bench-quick takes about three minutes here, bench
-# about an hour.
+# blkio, drop_caches, BPF. bench-quick takes about six minutes here (two
+# and a half of them cost.sh), bench over an hour.
 BENCH_PARTS	:= bench/run.sh bench/cost.sh bench/analysis.sh bench/accuracy.sh bench/matrix.sh
 
 bench: deps
