@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: GPL-2.0
+# The multi-host replay (issue 20): a file of several hosts replayed by a real
+# mpirun, one rank per host, each host a network namespace of this machine
+# (scripts/netns-hosts.sh).
+
+need_mpi()
+{
+	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+	command -v mpirun >/dev/null || skip "no mpirun (apt-get install openmpi-bin)"
+	command -v ip >/dev/null || skip "no ip (iproute2)"
+	[ -e /usr/lib/x86_64-linux-gnu/libmpi.so.40 ] || ldconfig -p | grep -q libmpi.so.40 ||
+		skip "no libmpi.so.40"
+}
+
+# gen_token HOSTS ROUNDS COMPUTE_NS: //TRACE's Fitness, token passing. Host k
+# (one process, one thread) opens its file, then in each round writes it
+# once the previous host's write of the round (of the last round, for host
+# 0) has ended: a cross-host data dep. Host 0 computes COMPUTE_NS before
+# each of its writes.
+gen_token()
+{
+	awk -v n="$1" -v m="$2" -v c="$3" 'BEGIN {
+		printf "{\"type\":\"header\",\"version\":1,\"causality\":true,\"hosts\":["
+		for (k = 0; k < n; k++)
+			printf "%s{\"name\":\"host%d\",\"hostname\":\"host%d\",\"boot_id\":\"b%d\",\"trace\":\"t%d.iot\",\"clock_offset_ns\":0,\"clock_residual_ns\":0,\"netns\":[]}", k ? "," : "", k, k, k, k
+		printf "],\"threads\":["
+		for (k = 0; k < n; k++)
+			printf "%s{\"pid\":%d,\"tid\":%d,\"comm\":\"t\",\"host\":\"host%d\"}", k ? "," : "", 100 * (k + 1), 100 * (k + 1), k
+		printf "],\"processes\":["
+		for (k = 0; k < n; k++)
+			printf "%s{\"pid\":%d,\"ppid\":1,\"cwd\":\"/\",\"host\":\"host%d\"}", k ? "," : "", 100 * (k + 1), k
+		printf "],\"files\":["
+		for (k = 0; k < n; k++)
+			printf "%s{\"path\":\"/f%d\",\"type\":\"file\",\"size\":4096}", k ? "," : "", k
+		printf "],\"events\":%d}\n", n * (m + 1)
+		id = 0
+		for (k = 0; k < n; k++) {
+			printf "{\"type\":\"event\",\"id\":%d,\"pid\":%d,\"tid\":%d,\"call\":\"openat\",\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"/f%d\",\"flags\":2,\"mode\":0},\"ret\":3,\"ts\":%d,\"dur\":1000,\"compute_ns\":0,\"deps\":[]}\n", id, 100 * (k + 1), 100 * (k + 1), k, id * 1000
+			id++
+		}
+		last = -1
+		for (j = 0; j < m; j++)
+			for (k = 0; k < n; k++) {
+				dep = last >= 0 ? "[{\"id\":" last ",\"kind\":\"data\"}]" : "[]"
+				printf "{\"type\":\"event\",\"id\":%d,\"pid\":%d,\"tid\":%d,\"call\":\"pwrite64\",\"args\":{\"fd\":{\"fd\":3,\"path\":\"/f%d\",\"type\":\"file\"},\"buf\":1,\"count\":512,\"offset\":%d},\"ret\":512,\"ts\":%d,\"dur\":1000,\"compute_ns\":%d,\"deps\":%s}\n", id, 100 * (k + 1), 100 * (k + 1), k, 512 * (j % 8), id * 1000, k ? 0 : c, dep
+				last = id++
+			}
+	}'
+}
+
+# hosts N CMD...: CMD inside N namespace hosts, with $NH_MPIRUN and $NH_HOSTS
+hosts()
+{
+	local n=$1
+	shift
+	"$IOTRACE_ROOT/scripts/netns-hosts.sh" "$n" -- "$@"
+}
+
+# Three hosts pass a token: each rank replays its own host's calls in its own
+# root, waits for the other hosts' writes over MPI, and rank 0 prints and
+# writes one report with every host in it.
+test_mpi_token_ring()
+{
+	need_mpi
+	gen_token 3 5 20000000 >job.jsonl
+	hosts 3 bash -c '$NH_MPIRUN -np 3 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--natural --report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
+		{ cat err >&2; fail "the multi-host replay failed"; }
+	cat err
+	for k in 0 1 2; do
+		[ -f "sb/host$k/f$k" ] || fail "rank of host$k did not replay in sb/host$k"
+		eq "host$k issued" "$(jq ".hosts.host$k.issued" r.json)" 6
+		eq "host$k failed" "$(jq ".hosts.host$k.failed" r.json)" 0
+		eq "host$k rank" "$(jq ".hosts.host$k.rank" r.json)" $k
+		eq "host$k threads" "$(jq ".hosts.host$k.threads | length" r.json)" 1
+	done
+	# every write but the first waits for another host's: 5 rounds of 3
+	eq "host0 cross-host waits" "$(jq .hosts.host0.xhost.waits r.json)" 4
+	eq "host1 cross-host waits" "$(jq .hosts.host1.xhost.waits r.json)" 5
+	eq "host2 cross-host waits" "$(jq .hosts.host2.xhost.waits r.json)" 5
+	eq "host1 messages in" "$(jq .hosts.host1.xhost.received r.json)" 5
+	eq "total waits" "$(jq .xhost_waits r.json)" 14
+	eq "total failed" "$(jq .failed r.json)" 0
+	eq "total issued" "$(jq .issued r.json)" 18
+	eq "ranks" "$(jq .ranks r.json)" 3
+	# host1 cannot write before host0 has computed 20 ms five times: it
+	# waited for that, which it could only learn from host0's messages
+	ge "host1 waited for host0" "$(jq '.hosts.host1.threads[0].wait_ns' r.json)" 90000000
+	grep -q "host host1 (rank 1): 6 issued, 0 failed" err || fail "no per-host summary line"
+}
+
+# --map puts a host on another rank; the roots follow the %h pattern.
+test_mpi_map()
+{
+	need_mpi
+	gen_token 2 3 0 >job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb-%h-%r" \
+		--map host0=1 --report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
+		{ cat err >&2; fail "the multi-host replay with --map failed"; }
+	eq "host0 rank" "$(jq .hosts.host0.rank r.json)" 1
+	eq "host1 rank" "$(jq .hosts.host1.rank r.json)" 0
+	[ -f sb-host0-1/f0 ] && [ -f sb-host1-0/f1 ] || fail "roots not made from the %h-%r pattern"
+	eq "failed" "$(jq .failed r.json)" 0
+}
+
+# Fewer ranks than hosts: every rank says so and the job fails, at once.
+test_mpi_too_few_ranks()
+{
+	need_mpi
+	gen_token 3 2 0 >job.jsonl
+	expect_exit 1 hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--no-progress --stall-timeout 20'
+	[ "$(grep -c 'iotrace: replay: job.jsonl has 3 hosts and mpirun started 2 ranks' "$T/err")" -eq 2 ] ||
+		{ cat "$T/err" >&2; fail "not every rank named the rank count"; }
+	[ ! -e sb ] || fail "a rank replayed anyway"
+}
+
+# A single-host file needs no MPI; under mpirun with several ranks it would be
+# replayed into one root several times: refused.
+test_mpi_single_host_file()
+{
+	need_mpi
+	gen_token 1 2 0 | jq -c 'del(.hosts)' >job.jsonl
+	expect_exit 1 hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--no-progress'
+	err_has "replay it without mpirun"
+	expect_exit 0 "$IOTRACE" replay job.jsonl --root "$T/sb1" --no-progress
+}
+
+# A multi-host file outside mpirun: one rank for several hosts.
+test_mpi_no_mpirun()
+{
+	need_mpi
+	gen_token 2 2 0 >job.jsonl
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		expect_exit 1 timeout 60 "$IOTRACE" replay job.jsonl --root "$T/sb" --no-progress
+	err_has "has 2 hosts and mpirun started 1 ranks"
+	expect_exit 2 "$IOTRACE" replay job.jsonl --root "$T/sb" --map host0
+	err_has "--map wants HOST=RANK"
+}
