@@ -490,6 +490,8 @@ int xhost__barrier(const struct rp_opts *o);
 int xhost__go(struct rp_plan *p);
 /* exec.c: op IDX, which other ranks wait for, started or ended. */
 void xhost__sent(uint32_t idx, unsigned int what);
+/* netops.c: listener SLOT is another host's; *ADDR its rank's IPv4 address. */
+bool xhost__listener(uint32_t slot, uint32_t *addr);
 /* exec.c, for the courier: another rank's op IDX started or ended. */
 void exec__remote(struct rp_plan *p, uint32_t idx, unsigned int what);
 /* After the replay: the reports gathered to rank 0, which writes and

@@ -11,7 +11,10 @@
  * (MPI_THREAD_SERIALIZED); every wait has a deadline.
  */
 #include <errno.h>
+#include <ifaddrs.h>
 #include <inttypes.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +32,21 @@ enum { TAG_DEP = 1, TAG_LEN = 2, TAG_REPORT = 3, TAG_BEAT = 4 };
  * preparation, which sends no heartbeat */
 #define BARRIER_STALLS 10
 
+/* A TAG_DEP message: an op that started or ended on its rank; for a
+ * listen, where the other ranks' connects find it. */
+struct xmsg {
+	uint32_t idx;  /* op index, DEP_START for a start */
+	uint32_t addr; /* listen: this rank's IPv4 address, network order */
+	int32_t port;  /* listen: its replay port, else 0 */
+};
+
 static struct xhost {
 	bool active;
 	int rank, size, me;	   /* me: this rank's host */
 	int rank_of[RP_HOSTS_MAX]; /* host -> rank */
 	uint64_t *to[2];	   /* per op: ranks that wait for its end, its start */
 	uint32_t nexpect;	   /* messages this rank waits for */
-	uint32_t *q;		   /* messages to send, in the order ops got there */
+	struct xmsg *q;		   /* messages to send, in the order ops got there */
 	uint32_t qcap;
 	_Atomic uint32_t qn;
 	pthread_mutex_t qlock;
@@ -47,6 +58,8 @@ static struct xhost {
 	uint64_t waits, deps, sent, received; /* for the report */
 	uint64_t stall_ns;
 	struct rp_plan *p;
+	uint32_t addr;	    /* this rank's IPv4 address, network order */
+	uint32_t *lsn_addr; /* listener slot -> its rank's address, 0 when local */
 } xh = { .qlock = PTHREAD_MUTEX_INITIALIZER };
 
 bool xhost__active(void)
@@ -159,6 +172,22 @@ static int xhost_single(const struct rp_plan *p, const struct rp_opts *o)
 	return -EINVAL;
 }
 
+/* The address other ranks reach this one at: the first IPv4 address of an
+ * interface that is up and not loopback. */
+static int xhost_addr(void)
+{
+	struct ifaddrs *ifa, *i;
+
+	if (getifaddrs(&ifa))
+		return -errno;
+	for (i = ifa; i && !xh.addr; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && i->ifa_flags & IFF_UP &&
+		    !(i->ifa_flags & IFF_LOOPBACK))
+			xh.addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+	freeifaddrs(ifa);
+	return xh.addr ? 0 : -ENOENT;
+}
+
 int xhost__begin(struct rp_plan *p, struct rp_opts *o)
 {
 	int err;
@@ -179,6 +208,9 @@ int xhost__begin(struct rp_plan *p, struct rp_opts *o)
 	err = xhost_map(p, o);
 	if (!err)
 		err = xhost_paths(o, p->hosts[xh.me]);
+	if (!err && xhost_addr())
+		warn("rank %d: no address of its own: connections from other hosts will fail",
+		     xh.rank);
 	if (!err)
 		dbg("rank %d of %d replays host %s in %s", xh.rank, xh.size, p->hosts[xh.me],
 		    o->root);
@@ -239,9 +271,10 @@ int xhost__plan(struct rp_plan *p)
 	xhost_edges(p, want);
 	free(want);
 	xh.q = calloc(xh.qcap + 1, sizeof(*xh.q));
+	xh.lsn_addr = calloc(p->nlisten + 1, sizeof(*xh.lsn_addr));
 	/* the sends: at most one per message kind and rank */
 	xh.sreq = calloc((size_t)xh.qcap * xh.size + 1, sizeof(*xh.sreq));
-	if (!xh.q || !xh.sreq)
+	if (!xh.q || !xh.sreq || !xh.lsn_addr)
 		return -ENOMEM;
 	dbg("rank %d: %" PRIu64 " ops wait for other hosts (%" PRIu64 " deps, %u messages in, "
 	    "%u out)",
@@ -256,7 +289,14 @@ void xhost__sent(uint32_t idx, unsigned int what)
 	pthread_mutex_lock(&xh.qlock);
 	n = atomic_load_explicit(&xh.qn, memory_order_relaxed);
 	if (n < xh.qcap) {
-		xh.q[n] = idx | (what == RP_XSEND_START ? DEP_START : 0);
+		struct rp_op *op = &xh.p->ops[idx];
+
+		xh.q[n] = (struct xmsg){ .idx = idx | (what == RP_XSEND_START ? DEP_START : 0) };
+		/* the other hosts connect to it on this rank's address */
+		if (op->kind == RK_LISTEN && op->a[3] >= 0 && what == RP_XSEND_DONE) {
+			xh.q[n].addr = xh.addr;
+			xh.q[n].port = atomic_load(&xh.p->ports[op->a[3]]);
+		}
 		atomic_store_explicit(&xh.qn, n + 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&xh.qlock);
@@ -279,7 +319,7 @@ int xhost__barrier(const struct rp_opts *o)
 /* Sends message K of the queue to every rank that waits for it. */
 static int courier_send(uint32_t k, uint32_t *ns)
 {
-	uint32_t v = xh.q[k], idx = v & ~DEP_START;
+	uint32_t v = xh.q[k].idx, idx = v & ~DEP_START;
 	uint64_t to = xh.to[!!(v & DEP_START)][idx];
 
 	for (int r = 0; r < xh.size; r++)
@@ -292,11 +332,31 @@ static int courier_send(uint32_t k, uint32_t *ns)
 }
 
 struct courier {
-	uint32_t qdone, ns, sdone, left, rbuf;
+	uint32_t qdone, ns, sdone, left;
+	struct xmsg rbuf;
 	mpi_req rreq, beat;
 	bool beating;
 	uint64_t last_beat;
 };
+
+/* Another host's listener listens: its connects here go to its address. */
+static void courier_listener(const struct xmsg *m)
+{
+	const struct rp_op *op = &xh.p->ops[m->idx & ~DEP_START];
+
+	if (op->kind != RK_LISTEN || op->a[3] < 0 || m->port <= 0 || !xh.lsn_addr)
+		return;
+	xh.lsn_addr[op->a[3]] = m->addr;
+	atomic_store(&xh.p->ports[op->a[3]], m->port);
+}
+
+bool xhost__listener(uint32_t slot, uint32_t *addr)
+{
+	if (!xh.active || !xh.lsn_addr || !xh.lsn_addr[slot])
+		return false;
+	*addr = xh.lsn_addr[slot];
+	return true;
+}
 
 /* One round: what the replay threads queued goes out, what came in is
  * released, finished sends are retired; true when it did anything. */
@@ -311,8 +371,9 @@ static bool courier_round(struct courier *c)
 	if (c->left && (r = mpi__test(&c->rreq))) {
 		if (r < 0)
 			return xh.err = r, false;
-		exec__remote(xh.p, c->rbuf & ~DEP_START,
-			     c->rbuf & DEP_START ? RP_XSEND_START : RP_XSEND_DONE);
+		courier_listener(&c->rbuf);
+		exec__remote(xh.p, c->rbuf.idx & ~DEP_START,
+			     c->rbuf.idx & DEP_START ? RP_XSEND_START : RP_XSEND_DONE);
 		xh.received++;
 		if (--c->left)
 			xh.err = mpi__irecv(&c->rbuf, sizeof(c->rbuf), -1, TAG_DEP, &c->rreq);
@@ -618,6 +679,7 @@ void xhost__end(void)
 	free(xh.to[0]);
 	free(xh.to[1]);
 	free(xh.q);
+	free(xh.lsn_addr);
 	free(xh.sreq);
 }
 
