@@ -189,3 +189,56 @@ test_mpi_tcp_connection()
 	# the client waited for the listen (its port and address) and the answer
 	eq "client cross-host waits" "$(jq .hosts.cli.xhost.waits r.json)" 2
 }
+
+# rank_pid R: the pid of this test's replayer of rank R (cwd here, by env)
+rank_pid()
+{
+	local d
+	for d in /proc/[0-9]*; do
+		[ "$(readlink "$d/cwd" 2>/dev/null)" = "$T" ] || continue
+		[ "$(cat "$d/comm" 2>/dev/null)" = iotrace ] || continue
+		tr '\0' '\n' <"$d/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+			echo "${d#/proc/}" && return 0
+	done
+	return 1
+}
+
+# A rank killed in the middle of the replay: the job ends, with an error,
+# instead of the other rank waiting for messages that will never come.
+test_mpi_rank_dies()
+{
+	need_mpi
+	gen_token 2 4 1500000000 >job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" --natural \
+		--no-progress --stall-timeout 60' >out 2>err &
+	local job=$! pid= i
+	for i in $(seq 200); do
+		pid=$(rank_pid 1) && [ -d sb/host1 ] && break
+		sleep 0.05
+	done
+	[ -n "$pid" ] || { kill $job; fail "rank 1 never started"; }
+	sleep 0.5
+	kill -9 "$pid"
+	# well before the 6 s the replay would take, or the 60 s stall timeout
+	for i in $(seq 100); do
+		kill -0 $job 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 $job 2>/dev/null && { kill $job; fail "the job still runs 5 s after a rank died"; }
+	wait $job && fail "the job exited 0 with a rank killed"
+	grep -qi "signal 9\|killed" err || { cat err >&2; fail "mpirun did not say a rank died"; }
+}
+
+# A rank that fails before the start (its root is a file): every rank ends
+# at once, none waits at the start barrier.
+test_mpi_rank_fails()
+{
+	need_mpi
+	gen_token 2 2 0 >job.jsonl
+	touch sb-host1
+	expect_exit 1 timeout 60 "$IOTRACE_ROOT/scripts/netns-hosts.sh" 2 -- bash -c \
+		'$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb-%h" --no-progress \
+		--stall-timeout 50'
+	err_has "sb-host1"
+	err_has "MPI_ABORT"
+}
