@@ -328,8 +328,8 @@ static int replay_run(struct rp_plan *p, const struct rp_opts *o, struct rp_run 
 	/* stalled, or some threads could not start: the others may be stuck in
 	 * calls or waits, still using the plan, so leave everything as it is;
 	 * the other hosts' ranks wait for this one: end them too */
-	if (err == -EDEADLK || err == -EAGAIN || (err && xhost__active()))
-		xhost__fail();
+	if (err == -EDEADLK || err == -EAGAIN || (err && mhost__active()))
+		mhost__fail();
 	if (err == -EDEADLK || err == -EAGAIN)
 		return 3;
 	peer__stop();
@@ -337,13 +337,13 @@ static int replay_run(struct rp_plan *p, const struct rp_opts *o, struct rp_run 
 		err("replay: %s", strerror(-err));
 		return 1;
 	}
-	if (xhost__active()) {
-		err = xhost__report(p, o, r);
+	if (mhost__active()) {
+		err = mhost__report(p, o, r);
 		if (!err && o->timeline)
 			err = report__timeline(p, o->timeline);
 		free(r->lag);
 		if (err)
-			xhost__fail();
+			mhost__fail();
 		return 0;
 	}
 	report__summary(p, o, r);
@@ -370,14 +370,14 @@ int cmd_replay(int argc, char **argv)
 	err = replay_opts(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : EXIT_USAGE;
-	if (parse__file(&p, o.file) || xhost__begin(&p, &o))
+	if (parse__file(&p, o.file) || mhost__begin(&p, &o))
 		goto out;
 	/* without deps a causal replay is --order none, which nobody asks for */
 	if (!p.causality && o.order == RO_CAUSAL)
 		warn("%s has no causality: the threads will not wait for each other (add it "
 		     "with 'iotrace analyze TRACE --infer-causality')",
 		     o.file);
-	if (compile__plan(&p, &o) || xhost__plan(&p))
+	if (compile__plan(&p, &o) || mhost__plan(&p))
 		goto fail;
 	if (replay_prepare(&p, &o, &r))
 		goto fail;
@@ -394,9 +394,9 @@ int cmd_replay(int argc, char **argv)
 		return 1; /* stuck threads still use the plan and the root */
 	goto out;
 fail:
-	xhost__fail(); /* the other ranks would wait for this one */
+	mhost__fail(); /* the other ranks would wait for this one */
 out:
-	xhost__end();
+	mhost__end();
 	sandbox__close();
 	plan__free(&p);
 	return rc;

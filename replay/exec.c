@@ -451,7 +451,7 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 	if (op->start_waited) {
 		dep_set(&op->state, RS_STARTED);
 		if (op->xsend & RP_XSEND_START)
-			xhost__sent(op - p->ops, RP_XSEND_START);
+			mhost__sent(op - p->ops, RP_XSEND_START);
 	}
 	atomic_store_explicit(&t->incall, 1, memory_order_relaxed);
 	op->got = op__issue(p, t, op, &emul);
@@ -462,7 +462,7 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 	if (op->waited) {
 		dep_set(&op->state, RS_DONE);
 		if (op->xsend & RP_XSEND_DONE)
-			xhost__sent(op - p->ops, RP_XSEND_DONE);
+			mhost__sent(op - p->ops, RP_XSEND_DONE);
 	} else
 		atomic_store_explicit(&op->state, RS_DONE, memory_order_relaxed);
 	atomic_store_explicit(&t->incall, 0, memory_order_relaxed);
@@ -712,14 +712,14 @@ int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 	ex.tsc = !ex.natural && exec_tsc_ok();
 	/* multi-host: every rank starts together, and their messages arrive
 	 * once the ops have a clock */
-	if (xhost__barrier(o)) {
+	if (mhost__barrier(o)) {
 		free(th);
 		free(lag);
 		return -ETIMEDOUT;
 	}
 	ex.ns0 = exec__now();
 	ex.t0 = exec_clock();
-	err = xhost__go(p);
+	err = mhost__go(p);
 	if (!err)
 		err = exec_start(p, th, &n);
 	if (err)

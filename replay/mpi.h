@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Open MPI, loaded at run time (mpi.c), for the multi-host replay (xhost.c).
+ * Open MPI, loaded at run time (mpi.c), for the multi-host replay (mhost.c).
  * Messages are bytes on MPI_COMM_WORLD; every wait has a deadline on the
  * CLOCK_MONOTONIC clock of mpi__now(), 0 meaning none.
  */

@@ -70,7 +70,7 @@ static int64_t net_bind(struct rp_plan *p, const struct rp_op *op, int fd)
 	socklen_t len = loopback__addr(&ss, sock_family(fd), 0);
 	int one = 1;
 
-	if (xhost__active())
+	if (mhost__active())
 		net_any(&ss);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len))
@@ -109,7 +109,7 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 		return RP_SKIPPED;
 	}
 	len = loopback__addr(&ss, sock_family(fd), port);
-	if (op->a[3] >= 0 && xhost__listener(op->a[3], &addr))
+	if (op->a[3] >= 0 && mhost__listener(op->a[3], &addr))
 		net_remote(&ss, addr);
 	if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
 		return -errno;

@@ -17,7 +17,7 @@
 /* A dep index with this bit waits for the op to start, not to finish; on an
  * op that is arrive_waited, for its thread to reach it (plan_rendezvous). */
 #define RP_DEP_START 0x80000000u
-/* Hosts of a multi-host file at most: one MPI rank each (xhost.c). */
+/* Hosts of a multi-host file at most: one MPI rank each (mhost.c). */
 #define RP_HOSTS_MAX 64
 /* Largest per-thread buffer; larger counts are clamped (and show as short). */
 #define RP_BUF_MAX (64u << 20)
@@ -180,7 +180,7 @@ struct rp_op {
 	bool cut_target; /* a held timer before it ends with its deps (plan_cuts) */
 	/* multi-host: the op is another rank's, done when its message comes */
 	bool remote;
-	/* multi-host: other ranks wait for it; RP_XSEND_* (xhost.c) */
+	/* multi-host: other ranks wait for it; RP_XSEND_* (mhost.c) */
 	uint8_t xsend;
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
@@ -394,7 +394,7 @@ struct rp_opts {
 	bool progress;
 	unsigned int stall_sec;
 	unsigned int settle_ms; /* --settle: idle this long before the timed phase */
-	/* --map HOST=RANK, as given; checked against the file's hosts (xhost.c) */
+	/* --map HOST=RANK, as given; checked against the file's hosts (mhost.c) */
 	const char *map[RP_HOSTS_MAX];
 	uint32_t nmap;
 };
@@ -475,30 +475,30 @@ struct rp_run {
 int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
 uint64_t exec__now(void);
 
-/* xhost.c: the multi-host replay, one MPI rank per host (docs/replay.md).
+/* mhost.c: the multi-host replay, one MPI rank per host (docs/replay.md).
  * All are no-ops for a single-host file, which needs no MPI. */
 #define RP_XSEND_DONE  1u /* other ranks wait for the op to end */
 #define RP_XSEND_START 2u /* for it to start (--order temporal) */
 /* After parsing: for more than one host, loads MPI, maps this rank to its
  * host and its paths; 0, or -errno (message printed on this rank). */
-int xhost__begin(struct rp_plan *p, struct rp_opts *o);
-bool xhost__active(void);
+int mhost__begin(struct rp_plan *p, struct rp_opts *o);
+bool mhost__active(void);
 /* After compiling: the other hosts' threads, and who waits for whom. */
-int xhost__plan(struct rp_plan *p);
+int mhost__plan(struct rp_plan *p);
 /* exec.c: the start barrier, then the courier of cross-host deps. */
-int xhost__barrier(const struct rp_opts *o);
-int xhost__go(struct rp_plan *p);
+int mhost__barrier(const struct rp_opts *o);
+int mhost__go(struct rp_plan *p);
 /* exec.c: op IDX, which other ranks wait for, started or ended. */
-void xhost__sent(uint32_t idx, unsigned int what);
+void mhost__sent(uint32_t idx, unsigned int what);
 /* netops.c: listener SLOT is another host's; *ADDR its rank's IPv4 address. */
-bool xhost__listener(uint32_t slot, uint32_t *addr);
+bool mhost__listener(uint32_t slot, uint32_t *addr);
 /* exec.c, for the courier: another rank's op IDX started or ended. */
 void exec__remote(struct rp_plan *p, uint32_t idx, unsigned int what);
 /* After the replay: the reports gathered to rank 0, which writes and
- * prints them; returns the exit code.  xhost__fail ends the whole job. */
-int xhost__report(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
-void xhost__end(void);
-void xhost__fail(void);
+ * prints them; returns the exit code.  mhost__fail ends the whole job. */
+int mhost__report(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
+void mhost__end(void);
+void mhost__fail(void);
 
 /* settle.c: syncfs every root, wait until --root's device is quiet */
 int settle__run(const struct rp_opts *o, struct rp_run *r);

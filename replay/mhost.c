@@ -40,7 +40,7 @@ struct xmsg {
 	int32_t port;  /* listen: its replay port, else 0 */
 };
 
-static struct xhost {
+static struct mhost {
 	bool active;
 	int rank, size, me;	   /* me: this rank's host */
 	int rank_of[RP_HOSTS_MAX]; /* host -> rank */
@@ -62,12 +62,12 @@ static struct xhost {
 	uint32_t *lsn_addr; /* listener slot -> its rank's address, 0 when local */
 } xh = { .qlock = PTHREAD_MUTEX_INITIALIZER };
 
-bool xhost__active(void)
+bool mhost__active(void)
 {
 	return xh.active;
 }
 
-static int xhost_rank_arg(const char *s, const char **host, size_t *hlen)
+static int mhost_rank_arg(const char *s, const char **host, size_t *hlen)
 {
 	const char *eq = strrchr(s, '=');
 	char *end;
@@ -85,7 +85,7 @@ static int xhost_rank_arg(const char *s, const char **host, size_t *hlen)
 
 /* --map HOST=RANK first, then the other hosts in header order on the
  * lowest ranks left: one host per rank, every rank one host. */
-static int xhost_map(const struct rp_plan *p, const struct rp_opts *o)
+static int mhost_map(const struct rp_plan *p, const struct rp_opts *o)
 {
 	bool taken[RP_HOSTS_MAX] = { 0 };
 
@@ -94,7 +94,7 @@ static int xhost_map(const struct rp_plan *p, const struct rp_opts *o)
 	for (uint32_t i = 0; i < o->nmap; i++) {
 		const char *host = NULL;
 		size_t len = 0;
-		int r = xhost_rank_arg(o->map[i], &host, &len);
+		int r = mhost_rank_arg(o->map[i], &host, &len);
 		uint32_t h;
 
 		for (h = 0; h < p->nhosts; h++)
@@ -126,7 +126,7 @@ static int xhost_map(const struct rp_plan *p, const struct rp_opts *o)
 
 /* PAT with %h the host and %r the rank; without either, DIR/HOST for a
  * directory (SEP '/') or FILE.HOST for a file (SEP '.'). */
-static const char *xhost_path(const char *pat, const char *host, int rank, char sep)
+static const char *mhost_path(const char *pat, const char *host, int rank, char sep)
 {
 	size_t n = strlen(pat) + 16 * strlen(host) + 32, k = 0;
 	char *s = malloc(n);
@@ -149,19 +149,19 @@ static const char *xhost_path(const char *pat, const char *host, int rank, char 
 	return s;
 }
 
-static int xhost_paths(struct rp_opts *o, const char *host)
+static int mhost_paths(struct rp_opts *o, const char *host)
 {
-	o->root = xhost_path(o->root, host, xh.rank, '/');
+	o->root = mhost_path(o->root, host, xh.rank, '/');
 	for (uint32_t k = 0; k < o->ndevroot && o->root; k++)
-		if (!(o->devroot[k].dir = xhost_path(o->devroot[k].dir, host, xh.rank, '/')))
+		if (!(o->devroot[k].dir = mhost_path(o->devroot[k].dir, host, xh.rank, '/')))
 			return -ENOMEM;
-	if (o->timeline && !(o->timeline = xhost_path(o->timeline, host, xh.rank, '.')))
+	if (o->timeline && !(o->timeline = mhost_path(o->timeline, host, xh.rank, '.')))
 		return -ENOMEM;
 	return o->root ? 0 : -ENOMEM;
 }
 
 /* mpirun -np N with a single-host file: N replays into one root */
-static int xhost_single(const struct rp_plan *p, const struct rp_opts *o)
+static int mhost_single(const struct rp_plan *p, const struct rp_opts *o)
 {
 	const char *n = getenv("OMPI_COMM_WORLD_SIZE");
 
@@ -174,7 +174,7 @@ static int xhost_single(const struct rp_plan *p, const struct rp_opts *o)
 
 /* The address other ranks reach this one at: the first IPv4 address of an
  * interface that is up and not loopback. */
-static int xhost_addr(void)
+static int mhost_addr(void)
 {
 	struct ifaddrs *ifa, *i;
 
@@ -188,12 +188,12 @@ static int xhost_addr(void)
 	return xh.addr ? 0 : -ENOENT;
 }
 
-int xhost__begin(struct rp_plan *p, struct rp_opts *o)
+int mhost__begin(struct rp_plan *p, struct rp_opts *o)
 {
 	int err;
 
 	if (p->nhosts < 2)
-		return xhost_single(p, o);
+		return mhost_single(p, o);
 	err = mpi__init(&xh.rank, &xh.size);
 	xh.active = true;
 	if (err)
@@ -205,10 +205,10 @@ int xhost__begin(struct rp_plan *p, struct rp_opts *o)
 		    o->file, p->nhosts, xh.size, p->nhosts);
 		return -EINVAL;
 	}
-	err = xhost_map(p, o);
+	err = mhost_map(p, o);
 	if (!err)
-		err = xhost_paths(o, p->hosts[xh.me]);
-	if (!err && xhost_addr())
+		err = mhost_paths(o, p->hosts[xh.me]);
+	if (!err && mhost_addr())
 		warn("rank %d: no address of its own: connections from other hosts will fail",
 		     xh.rank);
 	if (!err)
@@ -218,7 +218,7 @@ int xhost__begin(struct rp_plan *p, struct rp_opts *o)
 }
 
 /* Who waits for whom across hosts: every rank computes all of it alike. */
-static void xhost_edges(struct rp_plan *p, uint8_t *want)
+static void mhost_edges(struct rp_plan *p, uint8_t *want)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_op *op = &p->ops[i], *dep;
@@ -249,7 +249,7 @@ static void xhost_edges(struct rp_plan *p, uint8_t *want)
 	}
 }
 
-int xhost__plan(struct rp_plan *p)
+int mhost__plan(struct rp_plan *p)
 {
 	uint8_t *want;
 
@@ -268,7 +268,7 @@ int xhost__plan(struct rp_plan *p)
 		free(want);
 		return -ENOMEM;
 	}
-	xhost_edges(p, want);
+	mhost_edges(p, want);
 	free(want);
 	xh.q = calloc(xh.qcap + 1, sizeof(*xh.q));
 	xh.lsn_addr = calloc(p->nlisten + 1, sizeof(*xh.lsn_addr));
@@ -282,7 +282,7 @@ int xhost__plan(struct rp_plan *p)
 	return 0;
 }
 
-void xhost__sent(uint32_t idx, unsigned int what)
+void mhost__sent(uint32_t idx, unsigned int what)
 {
 	uint32_t n;
 
@@ -302,7 +302,7 @@ void xhost__sent(uint32_t idx, unsigned int what)
 	pthread_mutex_unlock(&xh.qlock);
 }
 
-int xhost__barrier(const struct rp_opts *o)
+int mhost__barrier(const struct rp_opts *o)
 {
 	uint64_t wait = o->stall_sec * BARRIER_STALLS * 1000000000ull;
 	int err;
@@ -350,7 +350,7 @@ static void courier_listener(const struct xmsg *m)
 	atomic_store(&xh.p->ports[op->a[3]], m->port);
 }
 
-bool xhost__listener(uint32_t slot, uint32_t *addr)
+bool mhost__listener(uint32_t slot, uint32_t *addr)
 {
 	if (!xh.active || !xh.lsn_addr || !xh.lsn_addr[slot])
 		return false;
@@ -429,7 +429,7 @@ static void *courier_run(void *arg)
 	return NULL;
 }
 
-int xhost__go(struct rp_plan *p)
+int mhost__go(struct rp_plan *p)
 {
 	static struct courier c;
 	int err;
@@ -446,7 +446,7 @@ int xhost__go(struct rp_plan *p)
 	return err;
 }
 
-static int xhost_stop(void)
+static int mhost_stop(void)
 {
 	if (!xh.courier_up)
 		return 0;
@@ -459,7 +459,7 @@ static int xhost_stop(void)
 }
 
 /* This rank's report, with its host's cross-host figures. */
-static json_t *xhost_own(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+static json_t *mhost_own(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	json_t *j = report__json(p, o, r);
 
@@ -473,13 +473,13 @@ static json_t *xhost_own(struct rp_plan *p, const struct rp_opts *o, struct rp_r
 	return j;
 }
 
-static uint64_t xhost_deadline(void)
+static uint64_t mhost_deadline(void)
 {
 	return xh.stall_ns ? mpi__now() + xh.stall_ns : 0;
 }
 
 /* Ranks other than 0: the report goes to rank 0, its length first. */
-static int xhost_send_report(json_t *j)
+static int mhost_send_report(json_t *j)
 {
 	char *s = json_dumps(j, JSON_COMPACT);
 	uint64_t len = s ? strlen(s) + 1 : 0;
@@ -492,9 +492,9 @@ static int xhost_send_report(json_t *j)
 	if (!err)
 		err = mpi__isend(s, len, 0, TAG_REPORT, &b);
 	if (!err)
-		err = mpi__wait(&a, xhost_deadline());
+		err = mpi__wait(&a, mhost_deadline());
 	if (!err)
-		err = mpi__wait(&b, xhost_deadline());
+		err = mpi__wait(&b, mhost_deadline());
 	free(s);
 	return err;
 }
@@ -527,11 +527,11 @@ static int gather_step(struct gather *g, int r, json_t **out)
 
 /* Rank 0: every other rank's report.  The wait is bounded by the ranks'
  * heartbeats: a rank still replaying says so every BEAT_NS. */
-static int xhost_gather(json_t **rep)
+static int mhost_gather(json_t **rep)
 {
 	struct gather g[RP_HOSTS_MAX] = { 0 };
 	uint32_t beat, left = xh.size - 1;
-	uint64_t deadline = xhost_deadline();
+	uint64_t deadline = mhost_deadline();
 	mpi_req breq;
 	int err = mpi__irecv(&beat, sizeof(beat), -1, TAG_BEAT, &breq);
 
@@ -552,7 +552,7 @@ static int xhost_gather(json_t **rep)
 			err = mpi__irecv(&beat, sizeof(beat), -1, TAG_BEAT, &breq);
 		}
 		if (moved)
-			deadline = xhost_deadline();
+			deadline = mhost_deadline();
 		else if (deadline && mpi__now() > deadline)
 			err = -ETIMEDOUT;
 		else
@@ -568,7 +568,7 @@ static json_int_t jint(json_t *o, const char *key)
 }
 
 /* Rank 0: one report, per host and in total. */
-static json_t *xhost_join(struct rp_plan *p, json_t **rep)
+static json_t *mhost_join(struct rp_plan *p, json_t **rep)
 {
 	static const char *const sums[] = { "issued", "failed", "short", "emulated",
 					    "skipped_total" };
@@ -601,7 +601,7 @@ static json_t *xhost_join(struct rp_plan *p, json_t **rep)
 	return all;
 }
 
-static void xhost_summary(const struct rp_plan *p, json_t *all)
+static void mhost_summary(const struct rp_plan *p, json_t *all)
 {
 	json_t *hosts = json_object_get(all, "hosts");
 
@@ -621,7 +621,7 @@ static void xhost_summary(const struct rp_plan *p, json_t *all)
 	     jint(all, "xhost_messages"));
 }
 
-static int xhost_write(const struct rp_opts *o, json_t *all)
+static int mhost_write(const struct rp_opts *o, json_t *all)
 {
 	if (!o->report || !json_dump_file(all, o->report, JSON_INDENT(1) | JSON_SORT_KEYS))
 		return 0;
@@ -629,39 +629,39 @@ static int xhost_write(const struct rp_opts *o, json_t *all)
 	return -EIO;
 }
 
-static int xhost_root(struct rp_plan *p, const struct rp_opts *o, json_t **rep)
+static int mhost_root(struct rp_plan *p, const struct rp_opts *o, json_t **rep)
 {
 	json_t *all;
-	int err = xhost_gather(rep);
+	int err = mhost_gather(rep);
 
 	if (err) {
 		err("replay: rank 0: the other ranks' reports did not come: %s",
 		    err == -ETIMEDOUT ? "no word from them for --stall-timeout" : strerror(-err));
 		return err;
 	}
-	all = xhost_join(p, rep);
-	xhost_summary(p, all);
-	err = xhost_write(o, all);
+	all = mhost_join(p, rep);
+	mhost_summary(p, all);
+	err = mhost_write(o, all);
 	json_decref(all);
 	return err;
 }
 
-int xhost__report(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+int mhost__report(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	json_t *rep[RP_HOSTS_MAX] = { 0 };
-	int err = xhost_stop();
+	int err = mhost_stop();
 
 	if (err)
 		return err;
 	if (log_level >= LOG_DBG)
 		report__summary(p, o, r);
-	rep[0] = xhost_own(p, o, r);
+	rep[0] = mhost_own(p, o, r);
 	if (!rep[0])
 		return -ENOMEM;
 	if (xh.rank)
-		err = xhost_send_report(rep[0]);
+		err = mhost_send_report(rep[0]);
 	else
-		err = xhost_root(p, o, rep);
+		err = mhost_root(p, o, rep);
 	if (err && xh.rank)
 		err("replay: rank %d: cannot send the report to rank 0: %s", xh.rank,
 		    strerror(-err));
@@ -670,11 +670,11 @@ int xhost__report(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 	return err;
 }
 
-void xhost__end(void)
+void mhost__end(void)
 {
 	if (!xh.active)
 		return;
-	xhost_stop();
+	mhost_stop();
 	mpi__finalize();
 	free(xh.to[0]);
 	free(xh.to[1]);
@@ -683,7 +683,7 @@ void xhost__end(void)
 	free(xh.sreq);
 }
 
-void xhost__fail(void)
+void mhost__fail(void)
 {
 	if (xh.active)
 		mpi__abort(1);
