@@ -36,9 +36,10 @@ struct an_event {
 
 struct an_thread {
 	uint32_t tid, pid;
-	uint32_t comm;	/* interned */
-	uint32_t first; /* first event id (global, enter order) */
-	uint32_t *ev;	/* event ids in enter order */
+	uint32_t trace, host; /* input it came from, host it ran on (index in an->hosts) */
+	uint32_t comm;	      /* interned */
+	uint32_t first;	      /* first event id (global, enter order) */
+	uint32_t *ev;	      /* event ids in enter order */
 	uint32_t nev, cap;
 	uint32_t last_seq;
 	uint32_t ngaps;
@@ -47,6 +48,7 @@ struct an_thread {
 
 struct an_proc {
 	uint32_t pid, ppid;
+	uint32_t trace, host;
 	uint32_t comm, cwd, exe; /* interned */
 	bool from_snapshot;
 };
@@ -63,6 +65,7 @@ struct an_side { /* fork, exit and wakeup records, kept for later passes */
 	uint32_t type; /* IOT_REC_* */
 	uint32_t pid, tid;
 	uint32_t a, b; /* fork: child pid, tid; wakeup: waker pid, tid; exit: group_dead */
+	uint32_t trace;
 };
 
 struct an_page { /* mmap I/O between two calls of a thread */
@@ -73,7 +76,8 @@ struct an_page { /* mmap I/O between two calls of a thread */
 	uint32_t tid;
 	uint32_t ev;  /* the call it precedes, AN_NONE until assigned */
 	uint8_t kind; /* IOT_PAGE_FAULT, _MAP or _DIRTY */
-	uint8_t pad[7];
+	uint8_t pad[3];
+	uint32_t trace;
 };
 
 struct an_file { /* initial state the replay needs */
@@ -85,9 +89,40 @@ struct an_file { /* initial state the replay needs */
 	uint32_t dev;	 /* st_dev of the first sighting that had one, or 0 */
 };
 
+struct an_snap {      /* an FDSNAP, MAPSNAP or LINK record kept for the state pass */
+	uint64_t off; /* in the arena */
+	uint32_t trace;
+	uint32_t pad;
+};
+
 struct an_vec {
 	void *v;
 	size_t n, cap, esz;
+};
+
+/* One input trace: one kernel's clock, and where its records went in the model. */
+struct an_input {
+	uint32_t path, hostname, boot_id, machine_id; /* interned, AN_NONE when unknown */
+	uint32_t host;		/* its own host (the processes no --host-of moved) */
+	uint32_t kernel;	/* the first input of its boot id: inodes mean the same there */
+	uint64_t netns;		/* the recorder's network namespace inode, 0 if unknown */
+	int64_t shift;		/* --clock-shift: added to its times before anything else */
+	int64_t offset;		/* to the merged clock (the first input's), after the shift */
+	int64_t residual;	/* half the width of the offset's bounds; -1 unbounded */
+	int64_t rt_offset;	/* CLOCK_REALTIME minus CLOCK_MONOTONIC, from its CLOCK records */
+	uint64_t compute_floor; /* its META's: each recorder measured its own */
+	bool have_rt;
+	uint8_t clock_src;    /* enum cf_src */
+	uint64_t first, last; /* its first call's enter and last call's end, own clock */
+	uint32_t ev0, ev1;    /* its events before sorting: ev[ev0 .. ev1) */
+	uint64_t loss[IOT_LOSS_NR];
+	size_t side0, side1, page0, page1;
+};
+
+/* One host of a job: an input, or the processes --host-of gave a name. */
+struct an_host {
+	uint32_t name;	/* interned */
+	uint32_t input; /* index in an->inputs */
 };
 
 struct analysis {
@@ -97,7 +132,7 @@ struct analysis {
 	struct an_event *ev;
 	uint8_t *evflags; /* EVF_* per event */
 	uint32_t nev, evcap;
-	struct an_vec snaps;	/* uint64_t arena offsets of FDSNAP and MAPSNAP records */
+	struct an_vec snaps;	/* struct an_snap */
 	struct an_vec threads;	/* struct an_thread */
 	struct an_vec procs;	/* struct an_proc */
 	struct an_vec side;	/* struct an_side */
@@ -123,7 +158,22 @@ struct analysis {
 	uint64_t pipe_bytes_unmatched;
 	uint64_t bad_records; /* syscall records whose tails do not parse */
 	void *state;	      /* struct an_state of state.c during inference */
+	/* several traces, or --host-of: the job's hosts (struct an_host); one
+	 * trace and no --host-of leaves multi false and the output as it was */
+	bool multi;
+	struct an_vec inputs;	      /* struct an_input */
+	struct an_vec hosts;	      /* struct an_host */
+	uint32_t cur_trace, cur_host; /* while loading */
+	uint64_t edges_xhost;	      /* deps kept whose source is on another host */
+	uint64_t edges_xhost_dropped; /* same-kernel edges (wakeup, ...) across hosts */
+	void *xhost;		      /* struct xhost of xhost.c */
 };
+
+/* Key of a pid or tid of one input in tid_idx, pid_idx and the state's tables. */
+static inline uint64_t an__key(uint32_t trace, uint32_t id)
+{
+	return (uint64_t)trace << 32 | id;
+}
 
 void *an_vec__push(struct an_vec *v);
 void *an_vec__at(const struct an_vec *v, size_t i);
@@ -147,9 +197,22 @@ static inline struct an_thread *an__thread(const struct analysis *an, uint32_t t
 
 /* model.c: the lookups and the edge list every pass uses */
 /* Thread index of tid, or AN_NONE. */
-uint32_t an__tidx(const struct analysis *an, uint32_t tid);
-/* The process record of pid, created when new; NULL on ENOMEM. */
-struct an_proc *an__proc(struct analysis *an, uint32_t pid);
+uint32_t an__tidx(const struct analysis *an, uint32_t trace, uint32_t tid);
+/* The process record of pid of input trace, created when new; NULL on ENOMEM. */
+struct an_proc *an__proc(struct analysis *an, uint32_t trace, uint32_t pid);
+/* --host-of named pid.  The host pid of the input being loaded runs on. */
+bool an__host_named(const struct analysis *an, uint32_t pid);
+uint32_t an__host_for(struct analysis *an, uint32_t pid);
+/* A new host of input, named name (interned); AN_NONE on ENOMEM.  Its name. */
+uint32_t an__host_add(struct analysis *an, uint32_t name, uint32_t input);
+const char *an__host_name(const struct analysis *an, uint32_t host);
+/* The kernel call id ran on, 0 outside a job: fds, pipes and files are its own. */
+uint32_t an__kernel_of(const struct analysis *an, uint32_t id);
+/* The compute floor of the recording of call id. */
+uint64_t an__floor_of(const struct analysis *an, uint32_t id);
+/* Input and host of call id. */
+uint32_t an__trace_of(const struct analysis *an, uint32_t id);
+uint32_t an__host_of(const struct analysis *an, uint32_t id);
 /* Thread tidx's call in progress at ts, or its last call entered before ts. */
 uint32_t an__call_at(const struct analysis *an, uint32_t tidx, uint64_t ts, bool in_progress);
 /* Records an edge if its rule is on; drops same-thread edges.  0 or -ENOMEM. */
@@ -170,9 +233,23 @@ uint64_t an__lost(const struct analysis *an);
 struct json_t;
 struct json_t *an__counters_json(const struct analysis *an);
 
+/* hosts.c and xhost.c: the multi-host parts of the header */
+void an__xhost_counters(const struct analysis *an, struct json_t *stats);
+void an__job_json(const struct analysis *an, struct json_t *header);
+
 /* The passes, in the order driver.c runs them; each uses the model above. */
-/* ingest.c */
+/* ingest.c: one trace read and indexed, or (multi) each input read, then all indexed */
 int an__load(struct analysis *an, const char *path, const void *buf, size_t len);
+int an__load_input(struct analysis *an, const char *path, const void *buf, size_t len);
+int an__index(struct analysis *an);
+/* hosts.c: the inputs read and made one job */
+int an__hosts_load(struct analysis *an, const char *const *paths, uint32_t n);
+/* xhost.c: connections across hosts, their byte ranges, and the clock offsets */
+int an__xhost_match(struct analysis *an);
+int an__xhost_index(struct analysis *an);
+int an__xhost_edges(struct analysis *an);
+bool an__xhost_owns(const struct analysis *an, uint32_t id);
+void an__xhost_free(struct analysis *an);
 /* state.c: fds, paths, files; stage, name and seq rules; resolved paths */
 int an__state(struct analysis *an);
 /* Event ids in exit order (state.c).  Caller frees; NULL on ENOMEM. */

@@ -24,9 +24,25 @@ enum an_rule {
 
 #define AN_RULES_DEFAULT (((1u << AN_RULE_NR) - 1) & ~(1u << AN_RULE_SEQ))
 
+/* --host-of PID=NAME: process PID (and the children it forks) ran on host NAME. */
+struct an_host_of {
+	uint32_t pid;
+	const char *name;
+};
+
+/* --clock-shift HOST=NS, for tests: add NS to the times of HOST's trace. */
+struct an_shift {
+	const char *host; /* a trace's host name or file path */
+	int64_t ns;
+};
+
 struct an_opts {
-	bool infer;	    /* --infer-causality */
-	unsigned int rules; /* bit per enum an_rule */
+	bool infer;			  /* --infer-causality */
+	unsigned int rules;		  /* bit per enum an_rule */
+	const struct an_host_of *host_of; /* borrowed, n_host_of of them */
+	uint32_t n_host_of;
+	const struct an_shift *shift; /* borrowed, n_shift of them */
+	uint32_t n_shift;
 };
 
 struct analysis;
@@ -44,6 +60,14 @@ int an_rule__parse(const char *list, unsigned int *mask);
  */
 struct analysis *analysis__new(const char *path, const void *buf, size_t len,
 			       const struct an_opts *opts);
+/*
+ * Several traces (or one with opts->host_of) as one job of several hosts:
+ * connections matched across them, the clocks aligned.  As analysis__new();
+ * EINVAL when the inputs do not make a job (the same host twice, a clock
+ * that cannot be aligned), with the reason logged.
+ */
+struct analysis *analysis__new_multi(const char *const *paths, uint32_t n,
+				     const struct an_opts *opts);
 void analysis__free(struct analysis *an);
 /* Why the trace ended early (truncated, corrupt), or NULL. */
 const char *analysis__read_error(const struct analysis *an);
@@ -70,6 +94,8 @@ void analysis__dep(const struct analysis *an, uint32_t id, uint32_t i, uint32_t 
 bool analysis__has_dep(const struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind);
 /* Event id of the n-th call (0-based) of thread tid, or UINT32_MAX. */
 uint32_t analysis__event_of(const struct analysis *an, uint32_t tid, uint32_t n);
+/* The same in input trace `trace` of a job (analysis__new_multi). */
+uint32_t analysis__event_in(const struct analysis *an, uint32_t trace, uint32_t tid, uint32_t n);
 /* Counters by name: "blocked_unexplained", "seq_gaps", "edges_gap", ... ; 0 if unknown. */
 uint64_t analysis__counter(const struct analysis *an, const char *name);
 /* Resolved path of fd slot `slot` of event id, or NULL. */

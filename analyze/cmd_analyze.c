@@ -12,16 +12,23 @@
 
 #define OUT_BUF (4u << 20)
 
+#define MAX_OPT_LIST 256 /* --host-of and --clock-shift given, each */
+
 struct analyze_args {
 	const char *in, *out;
+	const char *const *inputs; /* argv's trace files */
+	uint32_t ninputs;
 	struct an_opts opts;
 	bool summary, json;
+	struct an_host_of host_of[MAX_OPT_LIST];
+	struct an_shift shift[MAX_OPT_LIST];
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: iotrace analyze FILE [--infer-causality] [--rules LIST] [-o OUT]\n"
 		   "       iotrace analyze FILE --summary [--json] [--infer-causality]\n"
+		   "       iotrace analyze A.iot B.iot ... [--host-of PID=NAME]... [OPTIONS]\n"
 		   "\n"
 		   "Write the annotated trace as JSON Lines (docs/annotated-format.md): a header\n"
 		   "line with threads, processes, the initial files and loss, then one line per\n"
@@ -35,13 +42,19 @@ static void usage(FILE *f)
 		   "  --summary          per-call counts, latency percentiles, bytes, top files,\n"
 		   "                     edge counts; --json for one JSON object\n"
 		   "\n"
+		   "Several traces (or one with --host-of) make one job of several hosts: TCP\n"
+		   "connections matched across them, cross-host data deps, the clocks aligned\n"
+		   "(iotrace analyze --infer-causality app.iot db.iot -o job.jsonl).\n"
+		   "  --host-of PID=NAME process PID and its children ran on host NAME\n"
+		   "  --clock-shift HOST=NS  for tests: move HOST's clock by NS before aligning\n"
+		   "\n"
 		   "EXAMPLES:\n"
 		   "  iotrace analyze db.iot --infer-causality -o db.jsonl\n"
 		   "  iotrace analyze db.iot --infer-causality --rules wakeup,data -o db-wd.jsonl\n"
 		   "  iotrace analyze db.iot --summary\n");
 }
 
-enum { OPT_INFER = 256, OPT_RULES, OPT_SUMMARY, OPT_JSON };
+enum { OPT_INFER = 256, OPT_RULES, OPT_SUMMARY, OPT_JSON, OPT_HOST_OF, OPT_SHIFT };
 
 static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -50,8 +63,61 @@ static const struct option longopts[] = {
 	{ "summary", no_argument, NULL, OPT_SUMMARY },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "output", required_argument, NULL, 'o' },
+	{ "host-of", required_argument, NULL, OPT_HOST_OF },
+	{ "clock-shift", required_argument, NULL, OPT_SHIFT },
 	{ 0 },
 };
+
+/* "LEFT=NUMBER": LEFT (a name, not empty) and the number.  0 or -1. */
+static int split_eq(const char *arg, const char **name, long long *num, char **lhs)
+{
+	const char *eq = strrchr(arg, '=');
+	char *end;
+
+	if (!eq || eq == arg || !eq[1])
+		return -1;
+	errno = 0;
+	*num = strtoll(eq + 1, &end, 10);
+	if (*end || errno)
+		return -1;
+	*lhs = strndup(arg, eq - arg);
+	*name = eq + 1;
+	return *lhs ? 0 : -1;
+}
+
+static int add_host_of(struct analyze_args *a, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+	long pid;
+
+	errno = 0;
+	pid = eq ? strtol(arg, &end, 10) : 0;
+	if (!eq || end != eq || errno || pid <= 0 || pid > INT32_MAX || !eq[1])
+		return cliopt__usage_error("analyze", "--host-of wants PID=NAME, not '%s'", arg),
+		       -1;
+	if (a->opts.n_host_of == MAX_OPT_LIST)
+		return cliopt__usage_error("analyze", "too many --host-of"), -1;
+	a->host_of[a->opts.n_host_of++] = (struct an_host_of){ .pid = pid, .name = eq + 1 };
+	return 0;
+}
+
+static int add_shift(struct analyze_args *a, const char *arg)
+{
+	const char *num;
+	long long ns;
+	char *host;
+
+	if (split_eq(arg, &num, &ns, &host))
+		return cliopt__usage_error("analyze", "--clock-shift wants HOST=NS, not '%s'", arg),
+		       -1;
+	if (a->opts.n_shift == MAX_OPT_LIST) {
+		free(host);
+		return cliopt__usage_error("analyze", "too many --clock-shift"), -1;
+	}
+	a->shift[a->opts.n_shift++] = (struct an_shift){ .host = host, .ns = ns };
+	return 0;
+}
 
 /* 0 to run, 1 after --help, -1 after a usage error (already printed) */
 static int parse(int argc, char **argv, struct analyze_args *a)
@@ -76,6 +142,14 @@ static int parse(int argc, char **argv, struct analyze_args *a)
 		case OPT_JSON:
 			a->json = true;
 			break;
+		case OPT_HOST_OF:
+			if (add_host_of(a, optarg))
+				return -1;
+			break;
+		case OPT_SHIFT:
+			if (add_shift(a, optarg))
+				return -1;
+			break;
 		case OPT_RULES:
 			if (!an_rule__parse(optarg, &a->opts.rules))
 				break;
@@ -87,11 +161,18 @@ static int parse(int argc, char **argv, struct analyze_args *a)
 	}
 	if (optind >= argc)
 		return cliopt__usage_error("analyze", "no trace file"), -1;
-	if (optind + 1 < argc)
-		return cliopt__usage_error("analyze", "more than one trace file"), -1;
 	if (a->json && !a->summary)
 		return cliopt__usage_error("analyze", "--json goes with --summary"), -1;
 	a->in = argv[optind];
+	a->inputs = (const char *const *)argv + optind;
+	a->ninputs = argc - optind;
+	a->opts.host_of = a->host_of;
+	a->opts.shift = a->shift;
+	if ((a->ninputs > 1 || a->opts.n_host_of) && a->summary)
+		return cliopt__usage_error("analyze", "--summary takes one trace and no --host-of"),
+		       -1;
+	if (a->opts.n_shift && a->ninputs < 2)
+		return cliopt__usage_error("analyze", "--clock-shift needs several traces"), -1;
 	return 0;
 }
 
@@ -121,11 +202,18 @@ int cmd_analyze(int argc, char **argv)
 	struct analysis *an;
 	int ret = parse(argc, argv, &a);
 
-	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	an = analysis__new(a.in, NULL, 0, &a.opts);
-	if (!an)
-		return 1;
+	if (ret) {
+		ret = ret > 0 ? EXIT_OK : EXIT_USAGE;
+		goto out;
+	}
+	if (a.ninputs > 1 || a.opts.n_host_of)
+		an = analysis__new_multi(a.inputs, a.ninputs, &a.opts);
+	else
+		an = analysis__new(a.in, NULL, 0, &a.opts);
+	if (!an) {
+		ret = 1;
+		goto out;
+	}
 	ret = write_out(an, &a);
 	if (analysis__read_error(an)) {
 		err("%s: %s; analysed the %u calls before it", a.in, analysis__read_error(an),
@@ -136,5 +224,8 @@ int cmd_analyze(int argc, char **argv)
 	}
 	dbg("analyze: %.1f bytes of memory per event", analysis__bytes_per_event(an));
 	analysis__free(an);
+out:
+	for (uint32_t i = 0; i < a.opts.n_shift; i++)
+		free((char *)a.shift[i].host);
 	return ret;
 }

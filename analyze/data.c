@@ -55,7 +55,7 @@ struct io { /* a read or write collected for the data pass, 8 bytes */
 
 struct wlast { /* wlist_of()'s last answer for one list kind */
 	uint64_t ino;
-	uint32_t dev;
+	uint32_t dev, kernel;
 	uint32_t idx; /* in wl, or AN_NONE */
 };
 
@@ -63,7 +63,15 @@ struct data {
 	struct htab qidx, widx, wkey, rkey; /* -> queue, wlist; socket ino -> key slot */
 	struct an_vec q, wl, keys;	    /* struct queue, struct wlist, uint64_t */
 	struct wlast last[2];		    /* by LIST_*: reads come in runs of one file */
+	uint32_t kernel;		    /* of the call at hand: an__kernel_of() */
 };
+
+/* A key of the kernel at hand: two kernels' inodes are not the same objects.  Kernel 0
+ * (any single trace) keeps its keys as they are. */
+static uint64_t mix(const struct data *d, uint64_t key)
+{
+	return d->kernel ? key ^ (d->kernel * 0x9e3779b97f4a7c15ull) : key;
+}
 
 static uint64_t key_unix(uint64_t ino)
 {
@@ -90,8 +98,8 @@ static int set_key(struct data *d, struct htab *h, uint64_t ino, uint64_t key)
 
 	if (!k)
 		return -ENOMEM;
-	*k = key;
-	return htab__set(h, ino, d->keys.n - 1);
+	*k = mix(d, key);
+	return htab__set(h, mix(d, ino), d->keys.n - 1);
 }
 
 /* Which queue a socket writes into and reads from, from any state the trace gave. */
@@ -107,6 +115,7 @@ static int learn_sockets(struct analysis *an, struct data *d)
 
 		if (!(sc->flags & IOT_SCF_SOCK) && sc->nr != SYS_socketpair)
 			continue;
+		d->kernel = an__kernel_of(an, i);
 		if (sc_view__parse(&sc->hdr, &v) || sc->ret < 0)
 			continue;
 		a = sc_view__fd(&v, IOT_FD_RET0);
@@ -134,11 +143,11 @@ static uint64_t queue_key(struct data *d, const struct iot_fd *f, bool read)
 	uint64_t id[2] = { f->dev, f->ino };
 
 	if (f->ftype == IOT_FT_FIFO)
-		return hash64(id, sizeof(id));
-	k = htab__get(read ? &d->rkey : &d->wkey, f->ino);
+		return mix(d, hash64(id, sizeof(id)));
+	k = htab__get(read ? &d->rkey : &d->wkey, mix(d, f->ino));
 	if (k != AN_NONE)
 		return *(uint64_t *)an_vec__at(&d->keys, k);
-	return read ? key_unix(f->ino) : 0;
+	return read ? mix(d, key_unix(f->ino)) : 0;
 }
 
 static struct queue *queue_of(struct data *d, uint64_t key)
@@ -221,16 +230,17 @@ static struct wlist *wlist_of(struct data *d, const struct iot_fd *f, uint64_t w
 	uint64_t key;
 	uint32_t i;
 
-	if (last->idx != AN_NONE && last->dev == f->dev && last->ino == f->ino)
+	if (last->idx != AN_NONE && last->dev == f->dev && last->ino == f->ino &&
+	    last->kernel == d->kernel)
 		return an_vec__at(&d->wl, last->idx);
-	key = hash64(id, sizeof(id));
+	key = mix(d, hash64(id, sizeof(id)));
 	i = htab__get(&d->widx, key);
 	if (i == AN_NONE) {
 		if (!an_vec__push(&d->wl) || htab__set(&d->widx, key, d->wl.n - 1))
 			return NULL;
 		i = d->wl.n - 1;
 	}
-	*last = (struct wlast){ .ino = f->ino, .dev = f->dev, .idx = i };
+	*last = (struct wlast){ .ino = f->ino, .dev = f->dev, .kernel = d->kernel, .idx = i };
 	return an_vec__at(&d->wl, i);
 }
 
@@ -357,7 +367,7 @@ static int collect(struct analysis *an, struct io **out, uint32_t *nout)
 		bool rd, file;
 
 		if (!si || (si->cls != SC_READ && si->cls != SC_WRITE) || sc->ret < 0 ||
-		    (sc->flags & IOT_SCF_NO_ENTER) || !(f = io_fd(sc, &v)))
+		    (sc->flags & IOT_SCF_NO_ENTER) || an__xhost_owns(an, i) || !(f = io_fd(sc, &v)))
 			continue;
 		rd = si->cls == SC_READ;
 		file = f->ftype == IOT_FT_REG;
@@ -413,6 +423,7 @@ static int apply_io(struct analysis *an, struct data *d, const struct io *x)
 			   .f = (const struct iot_fd *)(sc + 1) + x->fd };
 	uint64_t bytes = sc->ret;
 
+	d->kernel = an__kernel_of(an, x->ev);
 	if (it.file)
 		return it.read ? file_read(an, d, &it, bytes) : file_write(an, d, &it, bytes);
 	return it.read ? pipe_read(an, d, &it, bytes) : pipe_write(d, &it, bytes);
@@ -445,7 +456,7 @@ int an__data(struct analysis *an)
 
 	if (!(an->opts.rules & (1u << AN_RULE_DATA)))
 		return 0;
-	err = learn_sockets(an, &d);
+	err = learn_sockets(an, &d) ?: an__xhost_edges(an); /* byte ranges across hosts */
 	if (!err)
 		err = collect(an, &io, &n);
 	if (!err && !(order = order_io(an, io, n)))

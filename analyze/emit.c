@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "analyze/an.h"
+#include "analyze/xhost.h"
 #include "analyze/jw.h"
 #include "lib/record.h"
 #include "lib/syscalls.h"
@@ -328,7 +329,7 @@ uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall)
 
 	*wall = sc->flags & IOT_SCF_NO_CPU;
 	if (!*wall)
-		return sc->cpu_ns > an->compute_floor ? sc->cpu_ns - an->compute_floor : 0;
+		return sc->cpu_ns > an__floor_of(an, id) ? sc->cpu_ns - an__floor_of(an, id) : 0;
 	if (!e->pos)
 		return 0;
 	prev_end = an__end(an, t->ev[e->pos - 1]);
@@ -404,6 +405,25 @@ static void put_pages(struct jw *w, const struct analysis *an, uint32_t id, size
 		jw__lit(w, "]");
 }
 
+/* A call on a connection matched across hosts, and the stream bytes it moved. */
+static void put_conn(struct jw *w, const struct analysis *an, uint32_t id)
+{
+	uint64_t s0, s1;
+	uint32_t c = xhost__conn_of(an, id, &s0, &s1);
+
+	if (c == AN_NONE)
+		return;
+	jw__lit(w, ",\"conn\":");
+	jw__u64(w, c);
+	if (s1 == s0)
+		return;
+	jw__lit(w, ",\"stream\":[");
+	jw__u64(w, s0);
+	jw__lit(w, ",");
+	jw__u64(w, s1);
+	jw__lit(w, "]");
+}
+
 static void put_event(struct emit *e, uint32_t id, size_t *pi)
 {
 	const struct analysis *an = e->an;
@@ -434,6 +454,8 @@ static void put_event(struct emit *e, uint32_t id, size_t *pi)
 		put_resolved(e, id, &v, si, ct);
 	if (v.sock)
 		put_sock(w, v.sock);
+	if (an->multi)
+		put_conn(w, an, id);
 	put_ret_fds(w, &v);
 	put_pages(w, an, id, pi);
 	put_times(e, id);
@@ -449,9 +471,13 @@ static json_t *threads_json(const struct analysis *an)
 		const struct an_thread *t = an__thread(an, i);
 		const char *comm = strtab__str(&an->strs, t->comm);
 
-		json_array_append_new(a, json_pack("{s:I, s:I, s:s?, s:I}", "tid",
-						   (json_int_t)t->tid, "pid", (json_int_t)t->pid,
-						   "comm", comm, "events", (json_int_t)t->nev));
+		json_t *o =
+			json_pack("{s:I, s:I, s:s?, s:I}", "tid", (json_int_t)t->tid, "pid",
+				  (json_int_t)t->pid, "comm", comm, "events", (json_int_t)t->nev);
+
+		if (an->multi)
+			json_object_set_new(o, "host", json_string(an__host_name(an, t->host)));
+		json_array_append_new(a, o);
 	}
 	return a;
 }
@@ -463,11 +489,14 @@ static json_t *procs_json(const struct analysis *an)
 	for (size_t i = 0; a && i < an->procs.n; i++) {
 		const struct an_proc *p = an_vec__at(&an->procs, i);
 
-		json_array_append_new(a, json_pack("{s:I, s:I, s:s?, s:s?, s:s?}", "pid",
-						   (json_int_t)p->pid, "ppid", (json_int_t)p->ppid,
-						   "comm", strtab__str(&an->strs, p->comm), "cwd",
-						   strtab__str(&an->strs, p->cwd), "exe",
-						   strtab__str(&an->strs, p->exe)));
+		json_t *o = json_pack(
+			"{s:I, s:I, s:s?, s:s?, s:s?}", "pid", (json_int_t)p->pid, "ppid",
+			(json_int_t)p->ppid, "comm", strtab__str(&an->strs, p->comm), "cwd",
+			strtab__str(&an->strs, p->cwd), "exe", strtab__str(&an->strs, p->exe));
+
+		if (an->multi)
+			json_object_set_new(o, "host", json_string(an__host_name(an, p->host)));
+		json_array_append_new(a, o);
 	}
 	return a;
 }
@@ -556,15 +585,19 @@ json_t *an__counters_json(const struct analysis *an)
 		if (an->opts.rules & (1u << r))
 			json_array_append_new(rules, json_string(an_rule__name(r)));
 	}
-	return json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "edges", edges,
-			 "rules", rules, "edges_raw", (json_int_t)an->edges_raw, "edges_reduced",
-			 (json_int_t)an->edges_reduced, "edges_dropped_gap",
-			 (json_int_t)an->edges_gap, "edges_dropped_time",
-			 (json_int_t)an->edges_time, "blocked_unexplained",
-			 (json_int_t)an->blocked_unexplained, "wakeups_untraced",
-			 (json_int_t)an->wakeups_untraced, "wakeups_outside_calls",
-			 (json_int_t)an->wakeups_outside, "stream_bytes_unmatched",
-			 (json_int_t)an->pipe_bytes_unmatched);
+	json_t *o;
+
+	o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "edges", edges, "rules",
+		      rules, "edges_raw", (json_int_t)an->edges_raw, "edges_reduced",
+		      (json_int_t)an->edges_reduced, "edges_dropped_gap", (json_int_t)an->edges_gap,
+		      "edges_dropped_time", (json_int_t)an->edges_time, "blocked_unexplained",
+		      (json_int_t)an->blocked_unexplained, "wakeups_untraced",
+		      (json_int_t)an->wakeups_untraced, "wakeups_outside_calls",
+		      (json_int_t)an->wakeups_outside, "stream_bytes_unmatched",
+		      (json_int_t)an->pipe_bytes_unmatched);
+	if (o && an->multi)
+		an__xhost_counters(an, o);
+	return o;
 }
 
 uint64_t an__lost(const struct analysis *an)
@@ -592,6 +625,8 @@ static json_t *header_json(const struct analysis *an)
 	json_object_set_new(h, "compute_floor_ns", json_integer(an->compute_floor));
 	if (an->opts.infer)
 		json_object_set_new(h, "causality_stats", an__counters_json(an));
+	if (an->multi)
+		an__job_json(an, h);
 	return h;
 }
 

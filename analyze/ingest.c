@@ -36,26 +36,29 @@ static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off
 
 static uint32_t thread_get(struct analysis *an, uint32_t pid, uint32_t tid)
 {
-	uint32_t idx;
+	uint64_t key = an__key(an->cur_trace, tid);
+	struct an_proc *p;
 	struct an_thread *t;
+	uint32_t idx;
 
 	if (an->last_tidx != AN_NONE && an->last_tid == tid)
 		return an->last_tidx;
-	idx = htab__get(&an->tid_idx, tid);
+	idx = htab__get(&an->tid_idx, key);
 	if (idx != AN_NONE) {
 		an->last_tid = tid;
 		an->last_tidx = idx;
 		return idx;
 	}
-	t = an_vec__push(&an->threads);
-	if (!t || htab__set(&an->tid_idx, tid, an->threads.n - 1))
+	p = an__proc(an, an->cur_trace, pid);
+	t = p ? an_vec__push(&an->threads) : NULL;
+	if (!t || htab__set(&an->tid_idx, key, an->threads.n - 1))
 		return AN_NONE;
 	t->tid = tid;
 	t->pid = pid;
+	t->trace = an->cur_trace;
+	t->host = p->host;
 	t->comm = AN_NONE;
 	t->first = AN_NONE;
-	if (!an__proc(an, pid))
-		return AN_NONE;
 	return an->threads.n - 1;
 }
 
@@ -88,7 +91,7 @@ static int note_seq(struct analysis *an, const struct iot_hdr *h)
 /* Records lost after a thread's last kept one: counted, no call follows them. */
 static int note_seqend(struct analysis *an, const struct iot_seqend *e)
 {
-	uint32_t idx = an__tidx(an, e->hdr.tid);
+	uint32_t idx = an__tidx(an, an->cur_trace, e->hdr.tid);
 	struct an_thread *t;
 
 	if (idx == AN_NONE)
@@ -152,7 +155,8 @@ static int add_page(struct analysis *an, const struct iot_page *pg)
 			       .npages = pg->npages,
 			       .tid = pg->hdr.tid,
 			       .ev = AN_NONE,
-			       .kind = pg->kind };
+			       .kind = pg->kind,
+			       .trace = an->cur_trace };
 	return 0;
 }
 
@@ -163,7 +167,13 @@ static int add_side(struct analysis *an, const struct iot_hdr *h, uint32_t a, ui
 	if (!s)
 		return -ENOMEM;
 	*s = (struct an_side){
-		.ts = h->ts, .type = h->type, .pid = h->pid, .tid = h->tid, .a = a, .b = b
+		.ts = h->ts,
+		.type = h->type,
+		.pid = h->pid,
+		.tid = h->tid,
+		.a = a,
+		.b = b,
+		.trace = an->cur_trace,
 	};
 	return 0;
 }
@@ -178,10 +188,12 @@ static int add_fork(struct analysis *an, const struct iot_fork *f)
 		return -ENOMEM;
 	an__thread(an, child)->comm = an__thread(an, parent)->comm;
 	if (!f->thread) {
-		pp = an__proc(an, f->hdr.pid);
-		cp = an__proc(an, f->child_pid);
+		pp = an__proc(an, an->cur_trace, f->hdr.pid);
+		cp = an__proc(an, an->cur_trace, f->child_pid);
 		if (!pp || !cp)
 			return -ENOMEM;
+		if (!an__host_named(an, f->child_pid)) /* a child runs where its parent does */
+			cp->host = an__thread(an, child)->host = pp->host;
 		cp->ppid = f->hdr.pid;
 		cp->comm = pp->comm;
 		cp->cwd = pp->cwd;
@@ -194,7 +206,7 @@ static int add_exec(struct analysis *an, const struct iot_exec *x)
 {
 	char comm[sizeof(x->comm) + 1] = { 0 };
 	uint32_t idx = thread_get(an, x->hdr.pid, x->hdr.tid);
-	struct an_proc *p = an__proc(an, x->hdr.pid);
+	struct an_proc *p = an__proc(an, an->cur_trace, x->hdr.pid);
 
 	if (idx == AN_NONE || !p)
 		return -ENOMEM;
@@ -207,7 +219,7 @@ static int add_proc(struct analysis *an, const struct iot_hdr *h)
 {
 	const struct iot_proc *pr = (const void *)h;
 	const char *s[4] = { 0 };
-	struct an_proc *p = an__proc(an, h->pid);
+	struct an_proc *p = an__proc(an, an->cur_trace, h->pid);
 	uint32_t idx = thread_get(an, h->pid, h->pid);
 
 	if (!p || idx == AN_NONE)
@@ -238,9 +250,53 @@ static int add_thread_snap(struct analysis *an, const struct iot_hdr *h)
 
 static int add_snap(struct analysis *an, const struct iot_hdr *h)
 {
-	uint64_t *off = an_vec__push(&an->snaps);
+	struct an_snap *s = an_vec__push(&an->snaps);
 
-	return off ? arena_put(an, h, off) : -ENOMEM;
+	if (!s)
+		return -ENOMEM;
+	s->trace = an->cur_trace;
+	return arena_put(an, h, &s->off);
+}
+
+static uint32_t intern_or_none(struct analysis *an, const char *s)
+{
+	return s && *s ? strtab__intern(&an->strs, s) : AN_NONE;
+}
+
+/* The recorder's machine: only a job (several inputs) needs it. */
+static void host_rec(struct analysis *an, struct an_input *in, const struct iot_host *hr)
+{
+	const char *s[3] = { 0 };
+
+	if (rec__strings(&hr->hdr, sizeof(*hr), hr->nstr, s, 3) < 0)
+		return;
+	in->hostname = intern_or_none(an, s[0]);
+	in->boot_id = intern_or_none(an, s[1]);
+	in->machine_id = intern_or_none(an, s[2]);
+	in->netns = hr->netns;
+}
+
+/* The start pair, or the end pair when there is no start: realtime at a monotonic instant. */
+static void clock_rec(struct an_input *in, const struct iot_clock *c)
+{
+	if (in->have_rt && c->when != IOT_CLOCK_START)
+		return;
+	in->rt_offset = (int64_t)(c->realtime_ns - c->hdr.ts);
+	in->have_rt = true;
+}
+
+static int add_host(struct analysis *an, const struct iot_hdr *h)
+{
+	struct an_input *in;
+
+	if (!an->multi || (h->type != IOT_REC_HOST && h->type != IOT_REC_CLOCK))
+		return 0;
+	in = an_vec__at(&an->inputs, an->cur_trace);
+	if (h->type == IOT_REC_HOST && h->size >= sizeof(struct iot_host))
+		host_rec(an, in, (const void *)h);
+	if (h->type == IOT_REC_CLOCK && h->size >= sizeof(struct iot_clock))
+		clock_rec(in, (const void *)h);
+	return 0;
 }
 
 static int add_record(struct analysis *an, const struct iot_hdr *h)
@@ -284,9 +340,12 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 	case IOT_REC_STATS:
 		memcpy(an->loss, ((const struct iot_stats *)h)->loss, sizeof(an->loss));
 		an->have_stats = true;
+		if (an->multi) /* summed over the inputs at the end */
+			memcpy(((struct an_input *)an_vec__at(&an->inputs, an->cur_trace))->loss,
+			       an->loss, sizeof(an->loss));
 		return 0;
 	default:
-		return 0;
+		return add_host(an, h);
 	}
 }
 
@@ -376,7 +435,7 @@ static void assign_pages(struct analysis *an)
 	size_t kept = 0;
 
 	for (size_t i = 0; i < an->pages.n; i++) {
-		uint32_t tidx = an__tidx(an, pg[i].tid), lo = 0, hi;
+		uint32_t tidx = an__tidx(an, pg[i].trace, pg[i].tid), lo = 0, hi;
 		struct an_thread *t;
 
 		if (tidx == AN_NONE)
@@ -405,7 +464,7 @@ drop:
 }
 
 /* Enter-time order, per-thread lists, and which calls follow a loss gap. */
-static int index_events(struct analysis *an)
+int an__index(struct analysis *an)
 {
 	if (sort_events(an))
 		return -ENOMEM;
@@ -455,7 +514,7 @@ static struct trace_reader *open_reader(const char *path, const void *buf, size_
 	return r;
 }
 
-int an__load(struct analysis *an, const char *path, const void *buf, size_t len)
+int an__load_input(struct analysis *an, const char *path, const void *buf, size_t len)
 {
 	struct trace_reader *r = open_reader(path, buf, len);
 	const struct iot_hdr *h;
@@ -479,5 +538,10 @@ int an__load(struct analysis *an, const char *path, const void *buf, size_t len)
 		err("%s: empty trace: no records", path ? path : "trace");
 		return -EBADMSG;
 	}
-	return index_events(an);
+	return 0;
+}
+
+int an__load(struct analysis *an, const char *path, const void *buf, size_t len)
+{
+	return an__load_input(an, path, buf, len) ?: an__index(an);
 }

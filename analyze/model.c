@@ -68,23 +68,52 @@ void an_vec__free(struct an_vec *v)
 	v->n = v->cap = 0;
 }
 
-uint32_t an__tidx(const struct analysis *an, uint32_t tid)
+uint32_t an__tidx(const struct analysis *an, uint32_t trace, uint32_t tid)
 {
-	return htab__get(&an->tid_idx, tid);
+	return htab__get(&an->tid_idx, an__key(trace, tid));
 }
 
-struct an_proc *an__proc(struct analysis *an, uint32_t pid)
+struct an_proc *an__proc(struct analysis *an, uint32_t trace, uint32_t pid)
 {
-	uint32_t idx = htab__get(&an->pid_idx, pid);
+	uint32_t idx = htab__get(&an->pid_idx, an__key(trace, pid));
 	struct an_proc *p;
 
 	if (idx != AN_NONE)
 		return an_vec__at(&an->procs, idx);
 	p = an_vec__push(&an->procs);
-	if (!p || htab__set(&an->pid_idx, pid, an->procs.n - 1))
+	if (!p || htab__set(&an->pid_idx, an__key(trace, pid), an->procs.n - 1))
 		return NULL;
-	*p = (struct an_proc){ .pid = pid, .comm = AN_NONE, .cwd = AN_NONE, .exe = AN_NONE };
+	*p = (struct an_proc){ .pid = pid,
+			       .trace = trace,
+			       .host = an->multi ? an__host_for(an, pid) : 0,
+			       .comm = AN_NONE,
+			       .cwd = AN_NONE,
+			       .exe = AN_NONE };
 	return p;
+}
+
+uint32_t an__trace_of(const struct analysis *an, uint32_t id)
+{
+	return an__thread(an, an->ev[id].tidx)->trace;
+}
+
+uint32_t an__kernel_of(const struct analysis *an, uint32_t id)
+{
+	if (!an->multi)
+		return 0;
+	return ((struct an_input *)an_vec__at(&an->inputs, an__trace_of(an, id)))->kernel;
+}
+
+uint64_t an__floor_of(const struct analysis *an, uint32_t id)
+{
+	if (!an->multi)
+		return an->compute_floor;
+	return ((struct an_input *)an_vec__at(&an->inputs, an__trace_of(an, id)))->compute_floor;
+}
+
+uint32_t an__host_of(const struct analysis *an, uint32_t id)
+{
+	return an__thread(an, an->ev[id].tidx)->host;
 }
 
 uint32_t an__call_at(const struct analysis *an, uint32_t tidx, uint64_t ts, bool in_progress)
@@ -117,6 +146,11 @@ int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind,
 		return 0;
 	if (an->ev[from].tidx == an->ev[to].tidx)
 		return 0;
+	/* only bytes cross hosts: a wakeup or a path names one kernel's objects */
+	if (kind != AN_RULE_DATA && an__host_of(an, from) != an__host_of(an, to)) {
+		an->edges_xhost_dropped++;
+		return 0;
+	}
 	e = an_vec__push(&an->edges);
 	if (!e)
 		return -ENOMEM;
@@ -161,4 +195,51 @@ unsigned int an__file_type(const struct analysis *an, uint32_t path)
 
 	return idx == AN_NONE ? IOT_FT_NONE :
 				((const struct an_file *)an_vec__at(&an->files, idx))->type;
+}
+
+bool an__host_named(const struct analysis *an, uint32_t pid)
+{
+	for (uint32_t i = 0; i < an->opts.n_host_of; i++)
+		if (an->opts.host_of[i].pid == pid)
+			return true;
+	return false;
+}
+
+uint32_t an__host_add(struct analysis *an, uint32_t name, uint32_t input)
+{
+	struct an_host *h = an_vec__push(&an->hosts);
+
+	if (!h)
+		return AN_NONE;
+	h->name = name;
+	h->input = input;
+	return an->hosts.n - 1;
+}
+
+uint32_t an__host_for(struct analysis *an, uint32_t pid)
+{
+	const char *name = NULL;
+	uint32_t id;
+
+	for (uint32_t i = 0; i < an->opts.n_host_of; i++)
+		if (an->opts.host_of[i].pid == pid)
+			name = an->opts.host_of[i].name;
+	if (!name)
+		return an->cur_host;
+	id = strtab__intern(&an->strs, name);
+	for (uint32_t h = 0; h < an->hosts.n; h++) {
+		const struct an_host *ho = an_vec__at(&an->hosts, h);
+
+		if (ho->name == id && ho->input == an->cur_trace)
+			return h;
+	}
+	id = an__host_add(an, id, an->cur_trace);
+	return id == AN_NONE ? an->cur_host : id;
+}
+
+const char *an__host_name(const struct analysis *an, uint32_t host)
+{
+	const struct an_host *h = host < an->hosts.n ? an_vec__at(&an->hosts, host) : NULL;
+
+	return h ? strtab__str(&an->strs, h->name) : NULL;
 }

@@ -16,9 +16,9 @@
 
 #define PATH_BUF 4096
 
-uint32_t paths__resolve(struct analysis *an, uint32_t pid, int dirfd, const char *path)
+uint32_t paths__resolve(struct analysis *an, uint64_t key, int dirfd, const char *path)
 {
-	struct st_proc *p = state__proc(an, pid);
+	struct st_proc *p = state__proc(an, key);
 	uint32_t base = AN_NONE;
 	char buf[PATH_BUF];
 	const char *b;

@@ -72,7 +72,12 @@ bool analysis__has_dep(const struct analysis *an, uint32_t from, uint32_t to, en
 
 uint32_t analysis__event_of(const struct analysis *an, uint32_t tid, uint32_t n)
 {
-	uint32_t t = an__tidx(an, tid);
+	return analysis__event_in(an, 0, tid, n);
+}
+
+uint32_t analysis__event_in(const struct analysis *an, uint32_t trace, uint32_t tid, uint32_t n)
+{
+	uint32_t t = an__tidx(an, trace, tid);
 
 	if (t == AN_NONE || n >= an__thread(an, t)->nev)
 		return AN_NONE;

@@ -18,7 +18,7 @@
 
 static int on_fork(struct analysis *an, const struct an_side *s)
 {
-	uint32_t parent = an__tidx(an, s->tid), child = an__tidx(an, s->b);
+	uint32_t parent = an__tidx(an, s->trace, s->tid), child = an__tidx(an, s->trace, s->b);
 	uint32_t from;
 
 	if (parent == AN_NONE || child == AN_NONE)
@@ -40,7 +40,8 @@ static bool reaps(const struct iot_syscall *sc, uint32_t pid)
 static int on_exit_rec(struct analysis *an, const struct an_side *s, const uint32_t *waits,
 		       uint32_t nwaits, uint8_t *used)
 {
-	uint32_t tidx = an__tidx(an, s->tid), pi = htab__get(&an->pid_idx, s->pid);
+	uint32_t tidx = an__tidx(an, s->trace, s->tid);
+	uint32_t pi = htab__get(&an->pid_idx, an__key(s->trace, s->pid));
 	const struct an_proc *p;
 	uint32_t from;
 
@@ -51,8 +52,8 @@ static int on_exit_rec(struct analysis *an, const struct an_side *s, const uint3
 	for (uint32_t k = 0; k < nwaits; k++) {
 		const struct iot_syscall *sc = an__rec(an, waits[k]);
 
-		if (used[k] || sc->hdr.pid != p->ppid || an__end(an, waits[k]) < s->ts ||
-		    !reaps(sc, s->pid))
+		if (used[k] || sc->hdr.pid != p->ppid || an__trace_of(an, waits[k]) != s->trace ||
+		    an__end(an, waits[k]) < s->ts || !reaps(sc, s->pid))
 			continue;
 		used[k] = 1;
 		return an__edge(an, from, waits[k], AN_RULE_PROCESS, 0);
@@ -114,7 +115,8 @@ static uint32_t waker_call(const struct analysis *an, uint32_t waker, uint64_t t
 
 static int on_wakeup(struct analysis *an, const struct an_side *s)
 {
-	uint32_t wakee = an__tidx(an, s->tid), waker = s->b ? an__tidx(an, s->b) : AN_NONE;
+	uint32_t wakee = an__tidx(an, s->trace, s->tid);
+	uint32_t waker = s->b ? an__tidx(an, s->trace, s->b) : AN_NONE;
 	uint32_t woken, from;
 
 	if (wakee == AN_NONE)

@@ -137,7 +137,7 @@ static void annotate_strings(struct analysis *an, struct st_proc *p, const struc
 			continue;
 		if (w > 0 && si->arg[w - 1] == SA_DIRFD)
 			dirfd = (int)v->sc->args[w - 1];
-		an->ev[ev].apath[k] = paths__resolve(an, p->pid, dirfd, v->str[k]);
+		an->ev[ev].apath[k] = paths__resolve(an, p->key, dirfd, v->str[k]);
 	}
 }
 
@@ -174,26 +174,6 @@ static int use_fds(struct analysis *an, struct st_proc *p, const struct sc_view 
 	return err;
 }
 
-static unsigned int mode_ftype(uint32_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return IOT_FT_REG;
-	case S_IFDIR:
-		return IOT_FT_DIR;
-	case S_IFLNK:
-		return IOT_FT_LNK;
-	case S_IFIFO:
-		return IOT_FT_FIFO;
-	case S_IFSOCK:
-		return IOT_FT_SOCK;
-	case S_IFCHR:
-		return IOT_FT_CHR;
-	default:
-		return IOT_FT_OTHER;
-	}
-}
-
 /* The type a call that succeeded on a path shows that path to have. */
 static unsigned int implied_ftype(int nr)
 {
@@ -221,7 +201,7 @@ static int use_paths(struct analysis *an, const struct sc_view *v, uint32_t ev)
 		if (an->ev[ev].apath[k] != AN_NONE)
 			err = paths__use(an, an->ev[ev].apath[k], ev);
 	if (stat && an->ev[ev].apath[0] != AN_NONE)
-		an__file_seen(an, an->ev[ev].apath[0], mode_ftype(stat->flags), stat->size,
+		an__file_seen(an, an->ev[ev].apath[0], rec__ftype_of_mode(stat->flags), stat->size,
 			      stat->dev, false);
 	else if (an->ev[ev].apath[0] != AN_NONE) /* access, chmod, truncate...: it is there */
 		an__file_seen(an, an->ev[ev].apath[0], implied_ftype(v->sc->nr), 0, 0, false);
@@ -281,9 +261,9 @@ static int do_fdpair(struct analysis *an, struct st_proc *p, const struct sc_vie
 	return err;
 }
 
-static void do_exec(struct analysis *an, uint32_t pid)
+static void do_exec(struct analysis *an, uint64_t key)
 {
-	struct st_proc *p = state__proc(an, pid);
+	struct st_proc *p = state__proc(an, key);
 
 	for (uint32_t fd = 0; p && fd < p->nfd; fd++)
 		if (p->fd[fd].cloexec)
@@ -327,7 +307,7 @@ static int apply_class(struct analysis *an, struct st_proc *p, const struct sc_v
 		return do_meta(an, p, sc, ev);
 	case SC_PROCESS:
 		if ((sc->nr == SYS_execve || sc->nr == SYS_execveat) && sc->ret == 0)
-			do_exec(an, p->pid);
+			do_exec(an, p->key);
 		return 0;
 	default:
 		return 0;
@@ -338,7 +318,7 @@ static int apply_call(struct analysis *an, uint32_t ev)
 {
 	const struct iot_syscall *sc = an__rec(an, ev);
 	const struct syscall_info *si = syscall__by_nr(sc->nr);
-	struct st_proc *p = state__proc(an, sc->hdr.pid);
+	struct st_proc *p = state__proc(an, an__key(an__trace_of(an, ev), sc->hdr.pid));
 	struct sc_view v;
 	int err;
 
@@ -359,10 +339,10 @@ static int apply_call(struct analysis *an, uint32_t ev)
 	return err;
 }
 
-static int apply_fdsnap(struct analysis *an, const struct iot_hdr *h)
+static int apply_fdsnap(struct analysis *an, const struct iot_hdr *h, uint32_t trace)
 {
 	const struct iot_fdsnap *fs = (const void *)h;
-	struct st_proc *p = state__proc(an, h->pid);
+	struct st_proc *p = state__proc(an, an__key(trace, h->pid));
 	const char *s[1] = { 0 };
 	uint32_t path = AN_NONE;
 
@@ -381,16 +361,16 @@ static int apply_fork(struct analysis *an, const struct an_side *s)
 	struct st_proc *parent, *child;
 
 	if (s->type == IOT_REC_EXEC) {
-		do_exec(an, s->pid);
+		do_exec(an, an__key(s->trace, s->pid));
 		return 0;
 	}
 	if (s->type != IOT_REC_FORK || s->a == s->pid)
 		return 0;
-	parent = state__proc(an, s->pid);
-	child = parent ? state__proc(an, s->a) : NULL;
+	parent = state__proc(an, an__key(s->trace, s->pid));
+	child = parent ? state__proc(an, an__key(s->trace, s->a)) : NULL;
 	if (!child)
 		return -ENOMEM;
-	parent = state__proc(an, s->pid); /* the vector may have moved */
+	parent = state__proc(an, an__key(s->trace, s->pid)); /* the vector may have moved */
 	free(child->fd);
 	child->fd = parent->nfd ? malloc(parent->nfd * sizeof(*child->fd)) : NULL;
 	if (parent->nfd && !child->fd)
@@ -461,7 +441,7 @@ static void apply_link(struct analysis *an, const struct iot_hdr *h, uint32_t *c
 	/* a link goes where its chain's end goes (--dev-root) */
 	f->dev = l->end_dev;
 	if (l->end_mode && (S_ISREG(l->end_mode) || S_ISDIR(l->end_mode)))
-		an__file_seen(an, end, mode_ftype(l->end_mode),
+		an__file_seen(an, end, rec__ftype_of_mode(l->end_mode),
 			      S_ISREG(l->end_mode) ? l->end_size : 0, l->end_dev, false);
 }
 
@@ -473,11 +453,11 @@ static int walk(struct analysis *an, const uint32_t *order)
 	int err = 0;
 
 	for (size_t i = 0; !err && i < an->snaps.n; i++) {
-		const struct iot_hdr *h =
-			(const void *)(an->arena + *(uint64_t *)an_vec__at(&an->snaps, i));
+		const struct an_snap *sn = an_vec__at(&an->snaps, i);
+		const struct iot_hdr *h = (const void *)(an->arena + sn->off);
 
 		if (h->type == IOT_REC_FDSNAP)
-			err = apply_fdsnap(an, h);
+			err = apply_fdsnap(an, h, sn->trace);
 	}
 	for (uint32_t i = 0; !err && i < an->nev; i++) {
 		while (!err && si < an->side.n && side[si].ts <= an__end(an, order[i]))
@@ -487,7 +467,8 @@ static int walk(struct analysis *an, const uint32_t *order)
 	}
 	for (size_t i = 0; !err && i < an->snaps.n; i++) {
 		const struct iot_hdr *h =
-			(const void *)(an->arena + *(uint64_t *)an_vec__at(&an->snaps, i));
+			(const void *)(an->arena +
+				       ((struct an_snap *)an_vec__at(&an->snaps, i))->off);
 
 		if (h->type == IOT_REC_LINK)
 			apply_link(an, h, &chain_end);

@@ -31,7 +31,7 @@ struct fdslot {
 };
 
 struct st_proc {
-	uint32_t pid;
+	uint64_t key; /* an__key(trace, pid) */
 	uint32_t cwd; /* interned absolute path, or AN_NONE */
 	uint32_t nfd;
 	struct fdslot *fd;
@@ -54,7 +54,8 @@ struct an_state {
 	struct htab file_res; /* hash of (dev, ino) -> res index */
 	/* the last answers of state__proc() and paths__file_res(): calls come in runs of one
 	 * process and one file, and hashing for each cost more than the rest */
-	uint32_t last_pid, last_proc; /* last_proc AN_NONE: none yet */
+	uint64_t last_key;
+	uint32_t last_proc; /* last_proc AN_NONE: none yet */
 	uint32_t last_dev, last_file;
 	uint64_t last_ino;
 };
@@ -62,7 +63,7 @@ struct an_state {
 #define FD_LIMIT (1 << 20) /* fds above this are not tracked */
 
 /* state_tables.c */
-struct st_proc *state__proc(struct analysis *an, uint32_t pid);
+struct st_proc *state__proc(struct analysis *an, uint64_t key);
 struct fdslot *state__fd(struct st_proc *p, int fd, bool grow);
 uint32_t state__res_new(struct analysis *an, uint32_t creator);
 struct res *state__res(struct analysis *an, uint32_t idx);
@@ -70,8 +71,8 @@ int state__use(struct analysis *an, uint32_t res, uint32_t ev, enum an_rule kind
 int state__delete(struct analysis *an, uint32_t res, uint32_t ev);
 
 /* paths.c */
-/* Interned absolute form of path against dirfd of pid, or AN_NONE. */
-uint32_t paths__resolve(struct analysis *an, uint32_t pid, int dirfd, const char *path);
+/* Interned absolute form of path against dirfd of process key, or AN_NONE. */
+uint32_t paths__resolve(struct analysis *an, uint64_t key, int dirfd, const char *path);
 int paths__use(struct analysis *an, uint32_t path, uint32_t ev);
 int paths__create(struct analysis *an, uint32_t path, uint32_t ev);
 int paths__delete(struct analysis *an, uint32_t path, uint32_t ev);

@@ -10,27 +10,27 @@
 
 #include "analyze/state.h"
 
-struct st_proc *state__proc(struct analysis *an, uint32_t pid)
+struct st_proc *state__proc(struct analysis *an, uint64_t key)
 {
 	struct an_state *st = an->state;
 	uint32_t idx;
 	struct st_proc *p;
 	uint32_t ai;
 
-	if (st->last_proc != AN_NONE && st->last_pid == pid)
+	if (st->last_proc != AN_NONE && st->last_key == key)
 		return an_vec__at(&st->procs, st->last_proc);
-	idx = htab__get(&st->proc_idx, pid);
+	idx = htab__get(&st->proc_idx, key);
 	if (idx != AN_NONE) {
-		st->last_pid = pid;
+		st->last_key = key;
 		st->last_proc = idx;
 		return an_vec__at(&st->procs, idx);
 	}
 	p = an_vec__push(&st->procs);
-	if (!p || htab__set(&st->proc_idx, pid, st->procs.n - 1))
+	if (!p || htab__set(&st->proc_idx, key, st->procs.n - 1))
 		return NULL;
-	p->pid = pid;
+	p->key = key;
 	p->cwd = AN_NONE;
-	ai = htab__get(&an->pid_idx, pid);
+	ai = htab__get(&an->pid_idx, key);
 	if (ai != AN_NONE)
 		p->cwd = ((struct an_proc *)an_vec__at(&an->procs, ai))->cwd;
 	return p;

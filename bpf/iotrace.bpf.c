@@ -766,9 +766,30 @@ static __always_inline __u32 put_stat(__u8 *buf, __u32 off, const void *ubuf, bo
 	return sizeof(*f);
 }
 
-/* Local and peer ends of the socket behind file f. */
-static __always_inline __u32 put_sock(__u8 *buf, __u32 off, struct file *f)
+/*
+ * Where a TCP socket's stream stands after the call, in the sequence numbers
+ * both ends share: write_seq after a send, copied_seq after anything else.
+ */
+static __always_inline void put_tcp_seq(struct iot_sock *s, struct sock *sk, bool send)
 {
+	struct tcp_sock *tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+
+	if (s->protocol != 6 || s->type != 1 || s->state == 10) /* TCP, SOCK_STREAM, !LISTEN */
+		return;
+	s->tcp_seq = send ? tp->write_seq : tp->copied_seq;
+	s->sflags = IOT_SOCKF_TCP_SEQ | (send ? IOT_SOCKF_SENT : 0);
+}
+
+/* The tail's size: read and write keep it only for TCP, the stream position is why. */
+static __always_inline __u32 sock_kept(struct iot_sock *s, __u16 dflags)
+{
+	return (dflags & IOT_SCD_SOCK) || (s->sflags & IOT_SOCKF_TCP_SEQ) ? sizeof(*s) : 0;
+}
+
+/* Local and peer ends of the socket behind file f, for a call described by dflags. */
+static __always_inline __u32 put_sock(__u8 *buf, __u32 off, struct file *f, __u16 dflags)
+{
+	bool send = dflags & IOT_SCD_SEND;
 	struct iot_sock *s;
 	struct socket *sock;
 	struct sock *sk;
@@ -778,23 +799,26 @@ static __always_inline __u32 put_sock(__u8 *buf, __u32 off, struct file *f)
 	__builtin_memset(s, 0, sizeof(*s));
 	sock = bpf_rdonly_cast(f->private_data, bpf_core_type_id_kernel(struct socket));
 	if (!sock)
-		return sizeof(*s);
+		return sock_kept(s, dflags);
 	sk = sock->sk;
 	s->type = sock->type;
 	s->ino = f->f_inode->i_ino;
 	if (!sk)
-		return sizeof(*s);
+		return sock_kept(s, dflags);
 	s->family = sk->__sk_common.skc_family;
 	s->protocol = sk->sk_protocol;
 	s->state = sk->__sk_common.skc_state;
 	s->lport = sk->__sk_common.skc_num;
 	s->rport = __builtin_bswap16(sk->__sk_common.skc_dport);
+	s->netns = sk->__sk_common.skc_net.net->ns.inum;
 	if (s->family == 2) { /* AF_INET */
 		*(__u32 *)s->laddr = sk->__sk_common.skc_rcv_saddr;
 		*(__u32 *)s->raddr = sk->__sk_common.skc_daddr;
+		put_tcp_seq(s, sk, send);
 	} else if (s->family == 10) { /* AF_INET6 */
 		bpf_probe_read_kernel(s->laddr, 16, &sk->__sk_common.skc_v6_rcv_saddr);
 		bpf_probe_read_kernel(s->raddr, 16, &sk->__sk_common.skc_v6_daddr);
+		put_tcp_seq(s, sk, send);
 	} else if (s->family == 1) { /* AF_UNIX */
 		struct unix_sock *us =
 			bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct unix_sock));
@@ -811,12 +835,24 @@ static __always_inline __u32 put_sock(__u8 *buf, __u32 off, struct file *f)
 			}
 		}
 	}
-	return sizeof(*s);
+	return sock_kept(s, dflags);
 }
 
 static __always_inline __u64 arg_at(struct task_state *st, __u8 i)
 {
 	return i < 6 ? st->args[i] : 0;
+}
+
+/* The fd whose socket state the record carries, or -1: read and write name
+ * files far more often than sockets, so theirs only when it was one at enter. */
+static __always_inline int sock_fd(struct task_state *st, struct iot_sc_desc *d, __s64 ret)
+{
+	if (d->flags & IOT_SCD_SOCK)
+		return (d->flags & IOT_SCD_RET_FD) ? ret : (int)st->args[0];
+	if ((d->flags & IOT_SCD_SOCKIO) && st->nfd && st->fds[0].which == 0 &&
+	    st->fds[0].ftype == IOT_FT_SOCK)
+		return (int)st->args[0];
+	return -1;
 }
 
 static __always_inline __u32 put_ret_fds(__u8 *buf, __u32 off, struct task_state *st,
@@ -900,13 +936,15 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 					d.flags & IOT_SCD_STATX);
 			nfd++;
 		}
-		if (d.flags & IOT_SCD_SOCK) {
-			int fd = (d.flags & IOT_SCD_RET_FD) ? ret : (int)st->args[0];
-			struct file *f = fd_file(bpf_get_current_task_btf(), fd);
+		if (d.flags & (IOT_SCD_SOCK | IOT_SCD_SOCKIO)) {
+			int fd = sock_fd(st, &d, ret);
+			struct file *f = fd < 0 ? NULL : fd_file(bpf_get_current_task_btf(), fd);
 
 			if (f && ((f->f_inode->i_mode & S_IFMT) == S_IFSOCK)) {
-				off += put_sock(buf, off, f);
-				flags |= IOT_SCF_SOCK;
+				__u32 n = put_sock(buf, off, f, d.flags);
+
+				off += n;
+				flags |= n ? IOT_SCF_SOCK : 0;
 			}
 		}
 	}

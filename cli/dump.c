@@ -68,7 +68,9 @@ static void usage(FILE *f)
 		"                 the default), abs (wall clock, as strace -tt), delta (since\n"
 		"                 the line before, as strace -r), none\n"
 		"  -T             each call's duration after it, <seconds>, as strace -T\n"
-		"  -v             addresses of buffers instead of ...\n"
+		"  -v             addresses of buffers instead of ...; after a socket call's\n"
+		"                 result, <netns=N write_seq=S> or copied_seq=S: the socket's\n"
+		"                 network namespace and TCP stream position after the call\n"
 		"  --json         one JSON object per record with every field, in time order\n"
 		"\n"
 		"EXAMPLES:\n"
@@ -94,10 +96,12 @@ static json_t *sock_json(const struct iot_sock *s)
 		sprintf(la + 2 * i, "%02x", s->laddr[i]);
 		sprintf(ra + 2 * i, "%02x", s->raddr[i]);
 	}
-	return json_pack("{s:i, s:i, s:i, s:i, s:s, s:i, s:s, s:i, s:I, s:I}", "family", s->family,
-			 "type", s->type, "protocol", s->protocol, "state", s->state, "laddr", la,
-			 "lport", s->lport, "raddr", ra, "rport", s->rport, "ino",
-			 (json_int_t)s->ino, "peer_ino", (json_int_t)s->peer_ino);
+	return json_pack("{s:i, s:i, s:i, s:i, s:s, s:i, s:s, s:i, s:I, s:I, s:I, s:I, s:i}",
+			 "family", s->family, "type", s->type, "protocol", s->protocol, "state",
+			 s->state, "laddr", la, "lport", s->lport, "raddr", ra, "rport", s->rport,
+			 "ino", (json_int_t)s->ino, "peer_ino", (json_int_t)s->peer_ino, "netns",
+			 (json_int_t)s->netns, "tcp_seq", (json_int_t)s->tcp_seq, "sflags",
+			 s->sflags);
 }
 
 /* execve's argv string: its strings as an array, and the counts beside them. */
@@ -164,12 +168,13 @@ static const char *const type_names[] = {
 
 static const char *type_name(unsigned int type)
 {
-	static const char *const user[] = { "meta",  "proc",   "thread", "fdsnap", "mapsnap",
-					    "stats", "target", "seqend", "link" };
+	static const char *const user[] = { "meta",    "proc",	"thread", "fdsnap",
+					    "mapsnap", "stats", "target", "seqend",
+					    "link",    "host",	"clock" };
 
 	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
 		return type_names[type];
-	if (type >= IOT_REC_META && type <= IOT_REC_LINK)
+	if (type >= IOT_REC_META && type <= IOT_REC_CLOCK)
 		return user[type - IOT_REC_META];
 	return "unknown";
 }
@@ -221,6 +226,22 @@ static json_t *fields_json(const struct iot_hdr *h)
 				 kinds[p->kind < 5 ? p->kind : 0], "dev", (json_int_t)p->dev, "ino",
 				 (json_int_t)p->ino, "index", (json_int_t)p->index, "npages",
 				 (json_int_t)p->npages);
+	}
+	case IOT_REC_HOST: {
+		const struct iot_host *o = (const void *)h;
+		const char *s[3] = { "", "", "" };
+
+		rec__strings(h, sizeof(*o), o->nstr, s, 3);
+		return json_pack("{s:s, s:s, s:s, s:I}", "hostname", s[0], "boot_id", s[1],
+				 "machine_id", s[2], "netns", (json_int_t)o->netns);
+	}
+	case IOT_REC_CLOCK: {
+		const struct iot_clock *c = (const void *)h;
+
+		return json_pack("{s:s, s:I, s:I}", "when",
+				 c->when == IOT_CLOCK_START ? "start" : "end", "realtime_ns",
+				 (json_int_t)c->realtime_ns, "bracket_ns",
+				 (json_int_t)c->bracket_ns);
 	}
 	case IOT_REC_SEQEND:
 		return json_pack("{s:I}", "last_seq",

@@ -224,6 +224,16 @@ static void one_arg(FILE *f, const struct syscall_info *si, const struct sc_view
 	fputs(buf, f);
 }
 
+/* -v: the socket's namespace and TCP stream position, which match two hosts' ends. */
+static void sock_state(FILE *f, const struct iot_sock *s)
+{
+	fprintf(f, " <netns=%u", s->netns);
+	if (s->sflags & IOT_SOCKF_TCP_SEQ)
+		fprintf(f, " %s=%u", s->sflags & IOT_SOCKF_SENT ? "write_seq" : "copied_seq",
+			s->tcp_seq);
+	fputc('>', f);
+}
+
 void format__syscall(FILE *f, const struct iot_hdr *h, const struct fdtable *t, bool verbose)
 {
 	const struct syscall_info *si;
@@ -256,6 +266,8 @@ void format__syscall(FILE *f, const struct iot_hdr *h, const struct fdtable *t, 
 	}
 	syscall__decode_ret(buf, sizeof(buf), si, v.sc->args, v.sc->ret);
 	fputs(buf, f);
+	if (verbose && v.sock)
+		sock_state(f, v.sock);
 }
 
 static const char *const page_kinds[] = {
@@ -352,6 +364,22 @@ void format__other(FILE *f, const struct iot_hdr *h)
 	case IOT_REC_META:
 		fputs("# recording started", f);
 		break;
+	case IOT_REC_HOST:
+		rec__strings(h, sizeof(struct iot_host), ((const struct iot_host *)h)->nstr, s, 3);
+		fprintf(f, "# host %s boot_id %s machine_id %s netns %u", s[0], s[1], s[2],
+			((const struct iot_host *)h)->netns);
+		break;
+	case IOT_REC_CLOCK: {
+		const struct iot_clock *c = (const void *)h;
+
+		fprintf(f, "# clock at %s: realtime %llu.%09llu monotonic %llu.%09llu (+-%u ns)",
+			c->when == IOT_CLOCK_START ? "start" : "end",
+			(unsigned long long)(c->realtime_ns / 1000000000),
+			(unsigned long long)(c->realtime_ns % 1000000000),
+			(unsigned long long)(c->hdr.ts / 1000000000),
+			(unsigned long long)(c->hdr.ts % 1000000000), c->bracket_ns / 2);
+		break;
+	}
 	case IOT_REC_STATS:
 		fputs("# recording ended", f);
 		break;

@@ -19,7 +19,7 @@
 struct info {
 	uint64_t kernel_records; /* records of kernel origin */
 	uint64_t events;	 /* of them, system calls */
-	uint64_t records[IOT_REC_SEQEND + 1];
+	uint64_t records[IOT_REC_CLOCK + 1];
 	uint64_t calls[IOT_NR_MAX];
 	uint64_t unknown_calls;
 	uint64_t first_ts, last_ts;	 /* the events' span: first enter, last end */
@@ -33,6 +33,11 @@ struct info {
 	const char *meta[3];
 	struct iot_meta meta_hdr;
 	char meta_buf[IOT_REC_MAX];
+	const char *host[3]; /* host name, boot id, machine id */
+	struct iot_host host_hdr;
+	char host_buf[IOT_REC_MAX];
+	struct iot_clock clock[2]; /* by enum iot_clock_when */
+	bool have_clock[2];
 };
 
 static const char *const loss_names[IOT_LOSS_NR] = {
@@ -52,7 +57,9 @@ static void usage(FILE *f)
 		   "Print what a trace holds as one JSON object: format_version, events (system\n"
 		   "calls), duration_ns (first call's start to last call's end), lost_events,\n"
 		   "loss (every counter), processes, threads, calls (name -> count), truncated\n"
-		   "(the recorder did not stop cleanly), and more.\n"
+		   "(the recorder did not stop cleanly), host_id (host name, boot id, machine id,\n"
+		   "network namespace), clock_pairs (CLOCK_REALTIME against CLOCK_MONOTONIC at\n"
+		   "start and end), and more.\n"
 		   "\n"
 		   "  -h, --help   this help\n"
 		   "\n"
@@ -153,9 +160,37 @@ static void note_kernel(struct info *in, const struct iot_hdr *h)
 		note_event(in, (const void *)h);
 }
 
+/* The host record's strings point into a copy: records move on. */
+static void note_host(struct info *in, const struct iot_hdr *h)
+{
+	if (h->size < sizeof(in->host_hdr) || h->size > sizeof(in->host_buf))
+		return;
+	memcpy(in->host_buf, h, h->size);
+	memcpy(&in->host_hdr, h, sizeof(in->host_hdr));
+	memset(in->host, 0, sizeof(in->host));
+	rec__strings((const void *)in->host_buf, sizeof(in->host_hdr), in->host_hdr.nstr, in->host,
+		     3);
+}
+
+static void note_clock(struct info *in, const struct iot_hdr *h)
+{
+	const struct iot_clock *c = (const void *)h;
+
+	if (h->size < sizeof(*c) || c->when > IOT_CLOCK_END)
+		return;
+	in->clock[c->when] = *c;
+	in->have_clock[c->when] = true;
+}
+
 static void note_user(struct info *in, const struct iot_hdr *h)
 {
 	switch (h->type) {
+	case IOT_REC_HOST:
+		note_host(in, h);
+		break;
+	case IOT_REC_CLOCK:
+		note_clock(in, h);
+		break;
 	case IOT_REC_STATS:
 		if (h->size >= sizeof(in->stats)) {
 			memcpy(&in->stats, h, sizeof(in->stats));
@@ -211,11 +246,12 @@ static json_t *records_json(const struct info *in)
 		[IOT_REC_PROC] = "proc",       [IOT_REC_THREAD] = "thread",
 		[IOT_REC_FDSNAP] = "fdsnap",   [IOT_REC_MAPSNAP] = "mapsnap",
 		[IOT_REC_STATS] = "stats",     [IOT_REC_TARGET] = "target",
-		[IOT_REC_SEQEND] = "seqend",
+		[IOT_REC_SEQEND] = "seqend",   [IOT_REC_LINK] = "link",
+		[IOT_REC_HOST] = "host",       [IOT_REC_CLOCK] = "clock",
 	};
 	json_t *o = json_object();
 
-	for (unsigned int t = 0; t <= IOT_REC_SEQEND; t++)
+	for (unsigned int t = 0; t <= IOT_REC_CLOCK; t++)
 		if (in->records[t] && names[t])
 			json_object_set_new(o, names[t], json_integer(in->records[t]));
 	return o;
@@ -252,6 +288,45 @@ static const char *info_cut(const struct info *in, struct trace_reader *r)
 	return NULL;
 }
 
+/* The HOST record: what tells this trace's machine from another's. */
+static void add_host(json_t *o, const struct info *in)
+{
+	static const char *const keys[] = { "hostname", "boot_id", "machine_id" };
+	json_t *h;
+
+	if (!in->host_hdr.hdr.type)
+		return;
+	h = json_pack("{s:I}", "netns", (json_int_t)in->host_hdr.netns);
+	for (int i = 0; i < 3; i++)
+		json_object_set_new(h, keys[i], json_string(in->host[i] ? in->host[i] : ""));
+	json_object_set_new(o, "host_id", h);
+}
+
+/* The CLOCK records, start then end: realtime_minus_monotonic_ns is what a
+ * merge lines hosts up with, and its change from start to end the drift. */
+static void add_clocks(json_t *o, const struct info *in)
+{
+	static const char *const when[] = { "start", "end" };
+	json_t *a = json_array();
+
+	for (int i = 0; i < 2; i++) {
+		const struct iot_clock *c = &in->clock[i];
+
+		if (!in->have_clock[i])
+			continue;
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I}", "when", when[i],
+						   "monotonic_ns", (json_int_t)c->hdr.ts,
+						   "realtime_ns", (json_int_t)c->realtime_ns,
+						   "bracket_ns", (json_int_t)c->bracket_ns,
+						   "realtime_minus_monotonic_ns",
+						   (json_int_t)(c->realtime_ns - c->hdr.ts)));
+	}
+	if (json_array_size(a))
+		json_object_set_new(o, "clock_pairs", a);
+	else
+		json_decref(a);
+}
+
 static void add_extras(json_t *o, const struct info *in, const char *path)
 {
 	static const char *const keys[] = { "kernel", "host", "command" };
@@ -266,6 +341,8 @@ static void add_extras(json_t *o, const struct info *in, const char *path)
 		if (in->meta[i])
 			json_object_set_new(o, keys[i], json_string(in->meta[i]));
 	json_object_set_new(o, "compute_floor_ns", json_integer(in->meta_hdr.compute_floor_ns));
+	add_host(o, in);
+	add_clocks(o, in);
 }
 
 static json_t *to_json(struct info *in, struct trace_reader *r, const char *path)
@@ -347,7 +424,7 @@ int cmd_info(int argc, char **argv)
 	if (!r)
 		return EXIT_FAIL;
 	while (trace_reader__next(r, &h) == 1) {
-		if (h->type <= IOT_REC_SEQEND)
+		if (h->type <= IOT_REC_CLOCK)
 			in.records[h->type]++;
 		if (h->type < IOT_REC_META)
 			note_kernel(&in, h);

@@ -22,7 +22,8 @@
 #include <linux/types.h>
 #endif
 
-#define IOT_FORMAT_VERSION	1
+#define IOT_FORMAT_VERSION	2	/* 2: host identity, clock pairs, socket netns and tcp_seq */
+#define IOT_FORMAT_VERSION_MIN	1	/* oldest version readers still accept */
 
 #define IOT_NR_MAX		512	/* syscall numbers below this are describable */
 #define IOT_MAX_FDS		4	/* struct iot_fd slots in one syscall record */
@@ -49,6 +50,8 @@ enum iot_rec_type {
 	IOT_REC_TARGET		= 70,	/* struct iot_target: a process added to the filter */
 	IOT_REC_SEQEND		= 71,	/* struct iot_seqend: a thread's final sequence number */
 	IOT_REC_LINK		= 72,	/* struct iot_link: a symlink on a path a call named */
+	IOT_REC_HOST		= 73,	/* struct iot_host: which machine recorded, after META */
+	IOT_REC_CLOCK		= 74,	/* struct iot_clock: a CLOCK_MONOTONIC/REALTIME pair */
 };
 
 /* Every record starts with this. */
@@ -109,8 +112,21 @@ struct iot_sock {
 	__u16 rport;	/* peer port, host order */
 	__u16 protocol;	/* IPPROTO_* */
 	__u16 state;	/* sk_state */
-	__u8 pad[4];
+	__u32 netns;	/* inode of the socket's network namespace (version 2) */
+	__u32 tcp_seq;	/* IOT_SOCKF_TCP_SEQ: the TCP stream position after the call, a
+			 * 32-bit sequence number: write_seq after a call that sends
+			 * (its bytes are [tcp_seq - ret, tcp_seq)), copied_seq after
+			 * any other; the same numbers the peer sees (version 2) */
+	__u16 sflags;	/* IOT_SOCKF_* (version 2) */
+	__u8 pad[2];
 };
+
+/* struct iot_sock.sflags */
+#define IOT_SOCKF_TCP_SEQ	0x1	/* a TCP socket: tcp_seq is set */
+#define IOT_SOCKF_SENT		0x2	/* tcp_seq is write_seq (the call sends), else copied_seq */
+
+/* struct iot_sock of format version 1 ended at netns: readers see those fields as 0 */
+#define IOT_SOCK_V1_SIZE	64
 
 /* A string that follows a syscall record body. */
 struct iot_str {
@@ -283,6 +299,35 @@ struct iot_meta {
 				 * measured at start; 0: not measured */
 };
 
+/*
+ * Which machine the trace is of, written right after META, so traces of
+ * several hosts can be told apart and merged.  Followed by nstr strings: the
+ * host name, the boot id (/proc/sys/kernel/random/boot_id) and the machine
+ * id (/etc/machine-id), each empty when it cannot be read.
+ */
+struct iot_host {
+	struct iot_hdr hdr;	/* ts: CLOCK_MONOTONIC when written; pid = tid = 0 */
+	__u32 netns;		/* inode of the recorder's network namespace, 0: unknown */
+	__u32 nstr;		/* 3 */
+};
+
+enum iot_clock_when {
+	IOT_CLOCK_START		= 0,	/* read as the recording starts */
+	IOT_CLOCK_END		= 1,	/* read as it stops, before STATS */
+};
+
+/*
+ * CLOCK_REALTIME against CLOCK_MONOTONIC: two of them, at start and end, let
+ * a merge put hosts on one clock and see the realtime clock drift or step.
+ */
+struct iot_clock {
+	struct iot_hdr hdr;	/* ts: CLOCK_MONOTONIC, the middle of the two reads that
+				 * bracket realtime_ns; pid = tid = 0 */
+	__u64 realtime_ns;	/* CLOCK_REALTIME read between them */
+	__u32 bracket_ns;	/* the two monotonic reads' distance: the pair's uncertainty */
+	__u32 when;		/* enum iot_clock_when */
+};
+
 /* A process put into the kernel filter by the recorder. */
 struct iot_target {
 	struct iot_hdr hdr;	/* pid = the process */
@@ -370,7 +415,8 @@ _Static_assert(sizeof(struct iot_hdr) == 24, "iot_hdr ABI");
 _Static_assert(sizeof(struct iot_batch) == 16 + IOT_BATCH_SZ, "iot_batch ABI");
 _Static_assert(IOT_BATCH_ROOM == 2 * IOT_REC_MAX, "a record fits the room whatever its offset");
 _Static_assert(sizeof(struct iot_fd) == 40, "iot_fd ABI");
-_Static_assert(sizeof(struct iot_sock) == 64, "iot_sock ABI");
+_Static_assert(sizeof(struct iot_sock) == 72, "iot_sock ABI");
+_Static_assert(__builtin_offsetof(struct iot_sock, netns) == 60, "netns in version 1's pad");
 _Static_assert(sizeof(struct iot_str) == 8, "iot_str ABI");
 _Static_assert(sizeof(struct iot_argv_counts) == 4, "iot_argv_counts fits iot_str.pad");
 _Static_assert(2 * IOT_ARGV_ROOM <= IOT_STR_MAX, "argv data fits a string");
@@ -384,6 +430,8 @@ _Static_assert(sizeof(struct iot_page) == 56, "iot_page ABI");
 _Static_assert(sizeof(struct iot_stats) == 104, "iot_stats ABI");
 _Static_assert(sizeof(struct iot_meta) == 48, "iot_meta ABI");
 _Static_assert(sizeof(struct iot_link) == 48, "iot_link ABI");
+_Static_assert(sizeof(struct iot_host) == 32, "iot_host ABI");
+_Static_assert(sizeof(struct iot_clock) == 40, "iot_clock ABI");
 _Static_assert(sizeof(struct iot_seqend) == 32, "iot_seqend ABI");
 _Static_assert(sizeof(struct iot_proc) == 32, "iot_proc ABI");
 _Static_assert(sizeof(struct iot_fdsnap) == 72, "iot_fdsnap ABI");
@@ -416,6 +464,9 @@ struct iot_sc_desc {
 #define IOT_SCD_STATX	0x080	/* struct statx at args[aux], read at exit */
 #define IOT_SCD_RESULT	0x100	/* string result in args[res_arg], ret bytes long */
 #define IOT_SCD_FORK	0x200	/* creates a task; the child's return of 0 is not a call */
+#define IOT_SCD_SEND	0x400	/* sends on the socket it records: tcp_seq is write_seq */
+#define IOT_SCD_SOCKIO	0x800	/* read, write...: record the state of arg 0 when it is a TCP
+				 * socket at enter */
 
 #ifndef __bpf__
 _Static_assert(sizeof(struct iot_sc_desc) == 8, "iot_sc_desc ABI");

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/record.h"
 
@@ -95,6 +96,29 @@ int rec__strings(const struct iot_hdr *h, size_t fixed, unsigned int nstr, const
 	return walk_strings(h, fixed, nstr, out, NULL, max);
 }
 
+unsigned int rec__ftype_of_mode(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return IOT_FT_REG;
+	case S_IFDIR:
+		return IOT_FT_DIR;
+	case S_IFIFO:
+		return IOT_FT_FIFO;
+	case S_IFSOCK:
+		return IOT_FT_SOCK;
+	case S_IFCHR:
+		return IOT_FT_CHR;
+	case S_IFBLK:
+		return IOT_FT_BLK;
+	case S_IFLNK:
+		return IOT_FT_LNK;
+	case 0:
+		return IOT_FT_ANON;
+	}
+	return IOT_FT_OTHER;
+}
+
 size_t rec__min_size(unsigned int type)
 {
 	switch (type) {
@@ -130,6 +154,10 @@ size_t rec__min_size(unsigned int type)
 		return sizeof(struct iot_seqend);
 	case IOT_REC_LINK:
 		return sizeof(struct iot_link);
+	case IOT_REC_HOST:
+		return sizeof(struct iot_host);
+	case IOT_REC_CLOCK:
+		return sizeof(struct iot_clock);
 	default:
 		return 0;
 	}

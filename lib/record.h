@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
 #include "include/iotrace_abi.h"
 
 /* A syscall record with its tails located and bounds-checked. */
@@ -23,6 +25,9 @@ int sc_view__parse(const struct iot_hdr *h, struct sc_view *v);
 const struct iot_fd *sc_view__fd(const struct sc_view *v, unsigned int which);
 /* The string read from argument/slot `which`, or NULL. */
 const char *sc_view__str(const struct sc_view *v, unsigned int which);
+
+/* The enum iot_ftype of an st_mode; a mode with no type bits is an anon inode's. */
+unsigned int rec__ftype_of_mode(uint32_t mode);
 
 /*
  * Strings that follow a fixed-size user-space record (meta, proc, thread,

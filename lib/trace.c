@@ -225,6 +225,7 @@ struct trace_reader {
 	bool zs_ready;
 	ZSTD_DCtx *zd; /* zstd context, reused likewise */
 	bool done;
+	unsigned char *upg; /* an older version's record in today's layout */
 	char errbuf[128];
 	const char *err;
 };
@@ -239,7 +240,7 @@ static int reader_check_header(struct trace_reader *r)
 	if (memcmp(fh.magic, TRACE_MAGIC, sizeof(fh.magic)))
 		return -EBADMSG;
 	r->version = fh.version;
-	if (fh.version != IOT_FORMAT_VERSION)
+	if (fh.version < IOT_FORMAT_VERSION_MIN || fh.version > IOT_FORMAT_VERSION)
 		return -EPROTONOSUPPORT;
 	if (fh.hdr_size < sizeof(fh) || fh.hdr_size > r->len || (fh.flags & ~TRACE_F_KNOWN))
 		return -EBADMSG;
@@ -407,6 +408,35 @@ static int reader_load_block(struct trace_reader *r)
 	return 1;
 }
 
+/*
+ * A version 1 syscall record's socket tail was 8 bytes shorter: copied into
+ * r->upg with the new fields zeroed, so every reader sees one layout.  A
+ * record whose tails do not fit is passed on as it is, for sc_view__parse()
+ * to refuse.
+ */
+static const struct iot_hdr *reader_upgrade(struct trace_reader *r, const struct iot_hdr *h)
+{
+	const size_t grow = sizeof(struct iot_sock) - IOT_SOCK_V1_SIZE;
+	const struct iot_syscall *sc = (const void *)h;
+	struct iot_hdr *out;
+	size_t tail;
+
+	if (r->version >= 2 || h->type != IOT_REC_SYSCALL || h->size < sizeof(*sc) ||
+	    !(sc->flags & IOT_SCF_SOCK) || sc->nfd > IOT_MAX_FDS)
+		return h;
+	tail = sizeof(*sc) + sc->nfd * sizeof(struct iot_fd) + IOT_SOCK_V1_SIZE;
+	if (tail > h->size || h->size + grow > IOT_REC_MAX)
+		return h;
+	if (!r->upg && !(r->upg = malloc(IOT_REC_MAX)))
+		return h;
+	memcpy(r->upg, h, tail);
+	memset(r->upg + tail, 0, grow);
+	memcpy(r->upg + tail + grow, (const unsigned char *)h + tail, h->size - tail);
+	out = (struct iot_hdr *)r->upg;
+	out->size = h->size + grow;
+	return out;
+}
+
 int trace_reader__next(struct trace_reader *r, const struct iot_hdr **rec)
 {
 	const struct iot_hdr *h;
@@ -427,7 +457,7 @@ int trace_reader__next(struct trace_reader *r, const struct iot_hdr **rec)
 	}
 	r->raw_off += h->size;
 	r->nread++;
-	*rec = h;
+	*rec = reader_upgrade(r, h);
 	return 1;
 }
 
@@ -451,6 +481,7 @@ void trace_reader__free(struct trace_reader *r)
 		inflateEnd(&r->zs);
 	ZSTD_freeDCtx(r->zd);
 	free(r->raw);
+	free(r->upg);
 	free(r);
 }
 
@@ -464,8 +495,8 @@ struct trace_reader *trace_open_or_explain(const char *path)
 	if (errno == EBADMSG)
 		err("%s: not an iotrace trace (or empty)", path);
 	else if (errno == EPROTONOSUPPORT)
-		err("%s: trace format version %u, this iotrace reads version %u", path, version,
-		    IOT_FORMAT_VERSION);
+		err("%s: trace format version %u, this iotrace reads versions %u to %u", path,
+		    version, IOT_FORMAT_VERSION_MIN, IOT_FORMAT_VERSION);
 	else
 		err("%s: %s", path, strerror(errno));
 	return NULL;

@@ -25,6 +25,7 @@
 #include "lib/trace.h"
 #include "loader/bpfsetup.h"
 #include "loader/calib.h"
+#include "loader/hostid.h"
 #include "loader/linksnap.h"
 #include "loader/cmd_record.h"
 #include "loader/output.h"
@@ -124,6 +125,19 @@ static int write_meta(struct recorder *r, const struct record_opts *o, int argc,
 	rec__put_str(buf, &off, sizeof(buf), 2, line, len);
 	m->hdr.size = off;
 	return append(r, &m->hdr);
+}
+
+/* After META: which machine this is, and where its clock stood at the start. */
+static int write_host(struct recorder *r)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	struct iot_clock c;
+	size_t n = hostid__build(buf, sizeof(buf), r->start_ns);
+
+	if (n && append(r, (struct iot_hdr *)buf))
+		return r->write_err;
+	hostid__clock(&c, IOT_CLOCK_START);
+	return append(r, &c.hdr);
 }
 
 /* Filter first, then snapshot: an fd opened in between is in one or both. */
@@ -449,6 +463,12 @@ static int write_stats(struct recorder *r)
 	struct iot_stats s = {
 		.hdr = { .ts = mono_ns(CLOCK_MONOTONIC), .type = IOT_REC_STATS, .size = sizeof(s) },
 	};
+	struct iot_clock c;
+
+	/* the clock pair at the end, then the counters that close a clean trace */
+	hostid__clock(&c, IOT_CLOCK_END);
+	if (append(r, &c.hdr))
+		return r->write_err;
 
 	recorder_loss(r, (uint64_t *)s.loss);
 	trace_writer__stats(r->w, &ws);
@@ -549,7 +569,7 @@ static int recorder_start(struct recorder *r, struct record_opts *o, int argc, c
 	ring_buffer__consume(r->rb);
 	capture__loss(r->cap, r->loss_base);
 	r->start_ns = mono_ns(CLOCK_MONOTONIC);
-	if (write_meta(r, o, argc, argv))
+	if (write_meta(r, o, argc, argv) || write_host(r))
 		return r->write_err;
 	/* loading takes a while: a Ctrl-C meanwhile means do not start at all */
 	if (stop_requested) {

@@ -57,29 +57,6 @@ static size_t read_link(const char *path, char *buf, size_t cap)
 	return n;
 }
 
-static uint16_t ftype_of_mode(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFREG:
-		return IOT_FT_REG;
-	case S_IFDIR:
-		return IOT_FT_DIR;
-	case S_IFIFO:
-		return IOT_FT_FIFO;
-	case S_IFSOCK:
-		return IOT_FT_SOCK;
-	case S_IFCHR:
-		return IOT_FT_CHR;
-	case S_IFBLK:
-		return IOT_FT_BLK;
-	case S_IFLNK:
-		return IOT_FT_LNK;
-	case 0:
-		return IOT_FT_ANON;
-	}
-	return IOT_FT_OTHER;
-}
-
 static int finish(struct trace_writer *w, void *buf, size_t off)
 {
 	struct iot_hdr *h = buf;
@@ -189,7 +166,7 @@ static int snap_fd(struct trace_writer *w, pid_t pid, int fd, uint64_t ts, bool 
 		s->f.ino = st.st_ino;
 		s->f.dev = st.st_dev;
 		s->f.size = st.st_size;
-		s->f.ftype = ftype_of_mode(st.st_mode);
+		s->f.ftype = rec__ftype_of_mode(st.st_mode);
 		if (!strncmp(target, "anon_inode:", 11))
 			s->f.ftype = IOT_FT_ANON;
 	}

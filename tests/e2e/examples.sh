@@ -250,7 +250,9 @@ test_bad_input()
 		[ -s "$T/err" ] && fail "$c --help wrote to stderr"
 	done
 	one_line 2 "iotrace: analyze: no trace file" "$IOTRACE" analyze
-	one_line 2 "iotrace: analyze: more than one trace file" "$IOTRACE" analyze a.iot b.iot
+	one_line 1 "iotrace: a.iot: No such file or directory" "$IOTRACE" analyze a.iot b.iot
+	one_line 2 "iotrace: analyze: --summary takes one trace and no --host-of" \
+		"$IOTRACE" analyze a.iot b.iot --summary
 	one_line 2 "iotrace: analyze: unknown rule in 'foo'" "$IOTRACE" analyze t.iot --rules foo
 	one_line 2 "option '--rules' needs an argument" "$IOTRACE" analyze t.iot --rules
 	one_line 2 "iotrace: analyze: --json goes with --summary" "$IOTRACE" analyze t.iot --json
