@@ -334,8 +334,8 @@ static int courier_send(uint32_t k, uint32_t *ns)
 struct courier {
 	uint32_t qdone, ns, sdone, left;
 	struct xmsg rbuf;
-	mpi_req rreq, beat;
-	bool beating;
+	mpi_req rreq, beat[RP_HOSTS_MAX];
+	bool beating[RP_HOSTS_MAX];
 	uint64_t last_beat;
 };
 
@@ -385,18 +385,21 @@ static bool courier_round(struct courier *c)
 }
 
 /* Ranks other than 0 tell rank 0 they live, which is what its wait for
- * their reports is bounded by. */
+ * their reports is bounded by; rank 0 tells them, for their wait to hand
+ * their reports over while it still replays. */
 static void courier_beat(struct courier *c)
 {
 	static const uint32_t beat = 1;
 	uint64_t now = mpi__now();
 
-	if (!xh.rank || now - c->last_beat < BEAT_NS)
+	if (now - c->last_beat < BEAT_NS)
 		return;
-	if (c->beating && mpi__test(&c->beat) != 1)
-		return;
-	c->beating = !mpi__isend(&beat, sizeof(beat), 0, TAG_BEAT, &c->beat);
 	c->last_beat = now;
+	for (int r = xh.rank ? 0 : 1; r < (xh.rank ? 1 : xh.size); r++) {
+		if (c->beating[r] && mpi__test(&c->beat[r]) != 1)
+			continue;
+		c->beating[r] = !mpi__isend(&beat, sizeof(beat), r, TAG_BEAT, &c->beat[r]);
+	}
 }
 
 static void *courier_run(void *arg)
@@ -424,8 +427,9 @@ static void *courier_run(void *arg)
 	}
 	if (c->left)
 		mpi__cancel(&c->rreq);
-	if (c->beating)
-		mpi__wait(&c->beat, xh.stall_ns ? mpi__now() + xh.stall_ns : 0);
+	for (int r = 0; r < xh.size; r++)
+		if (c->beating[r])
+			mpi__wait(&c->beat[r], xh.stall_ns ? mpi__now() + xh.stall_ns : 0);
 	return NULL;
 }
 
@@ -478,23 +482,37 @@ static uint64_t mhost_deadline(void)
 	return xh.stall_ns ? mpi__now() + xh.stall_ns : 0;
 }
 
-/* Ranks other than 0: the report goes to rank 0, its length first. */
+/* Ranks other than 0: the report goes to rank 0, its length first.  Rank 0
+ * may replay long after this rank: its heartbeats bound the wait. */
 static int mhost_send_report(json_t *j)
 {
 	char *s = json_dumps(j, JSON_COMPACT);
-	uint64_t len = s ? strlen(s) + 1 : 0;
-	mpi_req a, b;
-	int err;
+	uint64_t len = s ? strlen(s) + 1 : 0, deadline = mhost_deadline();
+	uint32_t beat;
+	mpi_req req[3];
+	int done[2] = { 0, 0 }, err;
 
 	if (!s)
 		return -ENOMEM;
-	err = mpi__isend(&len, sizeof(len), 0, TAG_LEN, &a);
+	err = mpi__isend(&len, sizeof(len), 0, TAG_LEN, &req[0]);
 	if (!err)
-		err = mpi__isend(s, len, 0, TAG_REPORT, &b);
+		err = mpi__isend(s, len, 0, TAG_REPORT, &req[1]);
 	if (!err)
-		err = mpi__wait(&a, mhost_deadline());
-	if (!err)
-		err = mpi__wait(&b, mhost_deadline());
+		err = mpi__irecv(&beat, sizeof(beat), 0, TAG_BEAT, &req[2]);
+	while (!err && !(done[0] && done[1])) {
+		for (int k = 0; k < 2 && !err; k++)
+			if (!done[k] && (done[k] = mpi__test(&req[k])) < 0)
+				err = done[k];
+		if (!err && mpi__test(&req[2]) == 1) {
+			deadline = mhost_deadline();
+			err = mpi__irecv(&beat, sizeof(beat), 0, TAG_BEAT, &req[2]);
+		} else if (deadline && mpi__now() > deadline) {
+			err = -ETIMEDOUT;
+		} else {
+			mpi__nap();
+		}
+	}
+	mpi__cancel(&req[2]);
 	free(s);
 	return err;
 }
