@@ -242,3 +242,35 @@ test_mpi_rank_fails()
 	err_has "sb-host1"
 	err_has "MPI_ABORT"
 }
+
+# The real thing: a TCP client and server recorded by two recorders,
+# analyzed into one job (tests/e2e/multihost.sh's two_traces), replayed on
+# two namespace hosts: each rank replays its own program, the connection is
+# a real one between the namespaces, and every read waits for the other
+# host's write that fed it.
+test_mpi_recorded_tcp_pair()
+{
+	need_bpf
+	need_mpi
+	. "$IOTRACE_ROOT/tests/e2e/multihost.sh"
+	ROUNDS=50
+	two_traces
+	"$IOTRACE" analyze --infer-causality cli.iot srv.iot -o job.jsonl || fail "analyze exited $?"
+	local cli srv xdeps
+	cli=$(head -1 job.jsonl | jq -r '.hosts[] | select(.trace | endswith("cli.iot")) | .name')
+	srv=$(head -1 job.jsonl | jq -r '.hosts[] | select(.trace | endswith("srv.iot")) | .name')
+	xdeps=$(head -1 job.jsonl | jq .causality_stats.edges_xhost)
+	ge "cross-host deps" "$xdeps" $ROUNDS
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
+		{ cat err >&2; fail "the multi-host replay of the recorded pair failed"; }
+	cat err
+	for h in "$cli" "$srv"; do
+		eq "$h failed" "$(jq --arg h "$h" '.hosts[$h].failed' r.json)" 0
+		ge "$h issued" "$(jq --arg h "$h" '.hosts[$h].issued' r.json)" $ROUNDS
+	done
+	eq "no call emulated outside the sandbox" \
+		"$(jq '[.hosts[].reasons.outside_sandbox.emulated // 0] | add' r.json)" 0
+	eq "cross-host deps waited for" "$(jq '[.hosts[].xhost.deps] | add' r.json)" "$xdeps"
+	ge "cross-host waits" "$(jq .xhost_waits r.json)" $ROUNDS
+}
