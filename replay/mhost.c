@@ -15,15 +15,18 @@
 #include <inttypes.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <jansson.h>
 
 #include "lib/log.h"
 #include "replay/mpi.h"
 #include "replay/replay.h"
+#include "replay/run.h"
 
 enum { TAG_DEP = 1, TAG_LEN = 2, TAG_REPORT = 3, TAG_BEAT = 4 };
 #define DEP_START 0x80000000u  /* in a TAG_DEP message: started, not ended */
@@ -31,6 +34,8 @@ enum { TAG_DEP = 1, TAG_LEN = 2, TAG_REPORT = 3, TAG_BEAT = 4 };
 /* the start barrier waits this many stall timeouts for the slowest rank's
  * preparation, which sends no heartbeat */
 #define BARRIER_STALLS 10
+/* with no stall timeout, a read waits this long at most for its bytes */
+#define AWAIT_MAX_NS 10000000000ull
 
 /* A TAG_DEP message: an op that started or ended on its rank; for a
  * listen, where the other ranks' connects find it. */
@@ -217,6 +222,37 @@ int mhost__begin(struct rp_plan *p, struct rp_opts *o)
 	return err;
 }
 
+/* A read of a socket (or pipe) that got bytes in the trace. */
+static bool mhost_stream_read(const struct rp_op *op)
+{
+	return op->ret > 0 && (op->kind == RK_RECV ||
+			       ((op->kind == RK_READ || op->kind == RK_READV) && op->stream));
+}
+
+/*
+ * A read fed by another host's write: that write has ended, and its bytes
+ * are on their way, maybe behind the message that said so.  In the
+ * application they had arrived when the read was made (it got them): wait
+ * until the socket has as many bytes as the read got, or its other end is
+ * gone, for at most a stall timeout; the read then finds them, as it did,
+ * instead of fewer (short) or none (EAGAIN on a non-blocking socket).
+ */
+void mhost__await(struct rp_plan *p, struct rp_op *op)
+{
+	uint64_t until = mpi__now() + (xh.stall_ns ? xh.stall_ns : AWAIT_MAX_NS);
+	int fd = fd__get(p, op, op->fd), n = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
+
+	if (fd < 0)
+		return;
+	while (!ioctl(fd, FIONREAD, &n) && n < op->ret && mpi__now() < until) {
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) > 0 && pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
+			return;
+		mpi__nap();
+	}
+}
+
 /* Who waits for whom across hosts: every rank computes all of it alike. */
 static void mhost_edges(struct rp_plan *p, uint8_t *want)
 {
@@ -234,6 +270,7 @@ static void mhost_edges(struct rp_plan *p, uint8_t *want)
 			if (p->th[dep->tidx].host == host)
 				continue;
 			if (!op->remote) {
+				op->xwait |= !start && mhost_stream_read(op);
 				xh.deps++;
 				waits = true;
 				xh.nexpect += !(want[d] & what);

@@ -182,6 +182,9 @@ struct rp_op {
 	bool remote;
 	/* multi-host: other ranks wait for it; RP_XSEND_* (mhost.c) */
 	uint8_t xsend;
+	/* multi-host: a stream read fed by another host's write, whose bytes
+	 * cross the network after that write ended (mhost__await) */
+	bool xwait;
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan_rendezvous_counts) */
@@ -490,6 +493,8 @@ int mhost__barrier(const struct rp_opts *o);
 int mhost__go(struct rp_plan *p);
 /* exec.c: op IDX, which other ranks wait for, started or ended. */
 void mhost__sent(uint32_t idx, unsigned int what);
+/* ops.c: before a read fed by another host, its bytes are waited for. */
+void mhost__await(struct rp_plan *p, struct rp_op *op);
 /* netops.c: listener SLOT is another host's; *ADDR its rank's IPv4 address. */
 bool mhost__listener(uint32_t slot, uint32_t *addr);
 /* exec.c, for the courier: another rank's op IDX started or ended. */
