@@ -222,6 +222,12 @@ int mhost__begin(struct rp_plan *p, struct rp_opts *o)
 	return err;
 }
 
+/* How long a call waits for the network at most. */
+static uint64_t mh_wait_ns(void)
+{
+	return xh.stall_ns ? xh.stall_ns : AWAIT_MAX_NS;
+}
+
 /* A read of a socket (or pipe) that got bytes in the trace. */
 static bool mhost_stream_read(const struct rp_op *op)
 {
@@ -239,7 +245,7 @@ static bool mhost_stream_read(const struct rp_op *op)
  */
 void mhost__await(struct rp_plan *p, struct rp_op *op)
 {
-	uint64_t until = mpi__now() + (xh.stall_ns ? xh.stall_ns : AWAIT_MAX_NS);
+	uint64_t until = mpi__now() + mh_wait_ns();
 	int fd = fd__get(p, op, op->fd), n = 0;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
 
@@ -251,6 +257,14 @@ void mhost__await(struct rp_plan *p, struct rp_op *op)
 			return;
 		mpi__nap();
 	}
+}
+
+void mhost__connected(int fd)
+{
+	uint64_t wait = mh_wait_ns();
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+	poll(&pfd, 1, wait / 1000000);
 }
 
 /* Who waits for whom across hosts: every rank computes all of it alike. */

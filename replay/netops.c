@@ -97,7 +97,7 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
 	uint32_t addr = 0;
-	int port = -1;
+	int port = -1, r;
 	socklen_t len;
 
 	if (op->a[3] >= 0)
@@ -111,11 +111,15 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 	len = loopback__addr(&ss, sock_family(fd), port);
 	if (op->a[3] >= 0 && mhost__listener(op->a[3], &addr))
 		net_remote(&ss, addr);
-	if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
-		return -errno;
+	r = connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
+	if (r && r != -EINPROGRESS)
+		return r;
 	if (op->a[2] >= 0 && peer__connected(p, op->a[2]))
 		return -ECONNREFUSED;
-	/* on loopback a non-blocking connect has completed by now */
+	/* on loopback a non-blocking connect has completed by now; across
+	 * hosts, wait for it as the application's poll for it did */
+	if (addr && r)
+		mhost__connected(fd);
 	return op->ret == -EINPROGRESS ? -EINPROGRESS : 0;
 }
 

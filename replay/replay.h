@@ -495,6 +495,9 @@ int mhost__go(struct rp_plan *p);
 void mhost__sent(uint32_t idx, unsigned int what);
 /* ops.c: before a read fed by another host, its bytes are waited for. */
 void mhost__await(struct rp_plan *p, struct rp_op *op);
+/* netops.c: a non-blocking connect to another host has completed (or failed,
+ * or a stall timeout passed). */
+void mhost__connected(int fd);
 /* netops.c: listener SLOT is another host's; *ADDR its rank's IPv4 address. */
 bool mhost__listener(uint32_t slot, uint32_t *addr);
 /* exec.c, for the courier: another rank's op IDX started or ended. */
