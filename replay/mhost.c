@@ -61,6 +61,7 @@ static struct mhost {
 	_Atomic bool stop;
 	int err;
 	uint64_t waits, deps, sent, received; /* for the report */
+	uint64_t events;		      /* this host's */
 	uint64_t stall_ns;
 	struct rp_plan *p;
 	uint32_t addr;	    /* this rank's IPv4 address, network order */
@@ -310,8 +311,10 @@ int mhost__plan(struct rp_plan *p)
 	for (uint32_t t = 0; t < p->nth; t++)
 		if ((p->th[t].remote = p->th[t].host != (uint16_t)xh.me))
 			p->th[t].nops = 0; /* its ops run on another rank */
-	for (uint32_t i = 0; i < p->nops; i++)
+	for (uint32_t i = 0; i < p->nops; i++) {
 		p->ops[i].remote = p->th[p->ops[i].tidx].remote;
+		xh.events += !p->ops[i].remote;
+	}
 	xh.to[0] = calloc(p->nops + 1, sizeof(*xh.to[0]));
 	xh.to[1] = calloc(p->nops + 1, sizeof(*xh.to[1]));
 	want = calloc(p->nops + 1, 1);
@@ -422,6 +425,14 @@ static bool courier_round(struct courier *c)
 	if (c->left && (r = mpi__test(&c->rreq))) {
 		if (r < 0)
 			return xh.err = r, false;
+		/* every rank compiled the same file, or the indexes mean nothing */
+		if ((c->rbuf.idx & ~DEP_START) >= xh.p->nops ||
+		    !xh.p->ops[c->rbuf.idx & ~DEP_START].remote) {
+			err("replay: rank %d: a message for an event that is not another host's: "
+			    "do all ranks read the same file?",
+			    xh.rank);
+			return xh.err = -EPROTO, false;
+		}
 		courier_listener(&c->rbuf);
 		exec__remote(xh.p, c->rbuf.idx & ~DEP_START,
 			     c->rbuf.idx & DEP_START ? RP_XSEND_START : RP_XSEND_DONE);
@@ -521,6 +532,7 @@ static json_t *mhost_own(struct rp_plan *p, const struct rp_opts *o, struct rp_r
 	if (!j)
 		return NULL;
 	json_object_set_new(j, "rank", json_integer(xh.rank));
+	json_object_set_new(j, "host_events", json_integer(xh.events));
 	json_object_set_new(j, "xhost",
 			    json_pack("{s:I, s:I, s:I, s:I}", "waits", (json_int_t)xh.waits, "deps",
 				      (json_int_t)xh.deps, "sent", (json_int_t)xh.sent, "received",
