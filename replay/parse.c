@@ -67,6 +67,33 @@ static int load_thread_host(struct rp_plan *p, struct rp_thread *t, json_t *o)
 	return -EINVAL;
 }
 
+/* A multi-host file's "connections": the host of each one's server. */
+static int load_conns(struct rp_plan *p, json_t *h)
+{
+	json_t *a = json_object_get(h, "connections"), *o;
+	size_t i;
+
+	if (p->nhosts < 2 || !json_is_array(a))
+		return 0;
+	p->conns = calloc(json_array_size(a) + 1, sizeof(*p->conns));
+	if (!p->conns)
+		return -ENOMEM;
+	json_array_foreach(a, i, o) {
+		json_t *srv = json_object_get(json_object_get(o, "server"), "host");
+		uint32_t k;
+
+		for (k = 0; k < p->nhosts; k++)
+			if (json_is_string(srv) && !strcmp(p->hosts[k], json_string_value(srv)))
+				break;
+		if (k == p->nhosts || !json_is_integer(json_object_get(o, "id")))
+			return -EINVAL;
+		p->conns[p->nconns++] =
+			(struct rp_conn){ .id = json_integer_value(json_object_get(o, "id")),
+					  .server = k };
+	}
+	return 0;
+}
+
 static int load_threads(struct rp_plan *p, json_t *h)
 {
 	json_t *a = json_object_get(h, "threads"), *t;
@@ -202,6 +229,8 @@ static int load_header(struct loader *l, json_t *h)
 	l->p->causality = json_is_true(json_object_get(h, "causality"));
 	err = load_hosts(l->p, h);
 	if (!err)
+		err = load_conns(l->p, h);
+	if (!err)
 		err = load_procs(l->p, h);
 	if (!err)
 		err = load_threads(l->p, h);
@@ -210,7 +239,7 @@ static int load_header(struct loader *l, json_t *h)
 	if (err)
 		err("%s:1: bad header: %s", l->file,
 		    err == -ENOMEM ? "out of memory" :
-				     "hosts, threads, processes or files malformed");
+				     "hosts, connections, threads, processes or files malformed");
 	return err;
 }
 

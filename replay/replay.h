@@ -193,6 +193,8 @@ struct rp_op {
 	 * connection's identity through fork, exec, dup and fd passing; 0 none */
 	uint64_t sino;
 	int32_t peer; /* the external peer of that connection (net.c), or -1 */
+	/* multi-host: the header's connection between two hosts it is on, -1 */
+	int32_t conn;
 	/* its family when a TCP stream (AF_INET, AF_INET6), RP_SFAM_OTHER for
 	 * any other socket, 0 when the call does not say (read, write) */
 	uint8_t sfam;
@@ -247,6 +249,13 @@ struct rp_mapfile {
 	uint32_t op;
 	uint32_t dev;
 	uint64_t ino;
+};
+
+/* A TCP connection between two hosts of a multi-host file: which host its
+ * server is, so that a connect finds the listener on that host. */
+struct rp_conn {
+	int64_t id;
+	uint32_t server; /* host index */
 };
 
 /* An fd the process had before the trace saw it opened. */
@@ -382,6 +391,8 @@ struct rp_plan {
 	bool causality; /* analyzed with --infer-causality: the deps are there */
 	char **hosts;	/* multi-host: the header's host names, in its order */
 	uint32_t nhosts;
+	struct rp_conn *conns; /* multi-host: the header's connections */
+	uint32_t nconns;
 };
 
 struct rp_opts {
