@@ -153,7 +153,7 @@ gen_tcp()
 	local a0='"sock":{"family":2,"type":1,"laddr":"10.0.0.1","lport":5000,"raddr":"10.0.0.2","rport":40001}'
 	local e='"type":"event"' z='"compute_ns":0'
 	cat <<-EOF2
-	{"type":"header","version":1,"causality":true,"hosts":[{"name":"srv",$h},{"name":"cli",$h}],"threads":[{"pid":100,"tid":100,"comm":"s","host":"srv"},{"pid":200,"tid":200,"comm":"c","host":"cli"}],"processes":[{"pid":100,"ppid":1,"cwd":"/","host":"srv"},{"pid":200,"ppid":1,"cwd":"/","host":"cli"}],"files":[],"events":13}
+	{"type":"header","version":1,"causality":true,"hosts":[{"name":"srv",$h},{"name":"cli",$h}],"connections":[{"id":0,"proto":"tcp","client":{"host":"cli","addr":"10.0.0.2","port":40001},"server":{"host":"srv","addr":"10.0.0.1","port":5000},"bytes_c2s":100,"bytes_s2c":5000}],"threads":[{"pid":100,"tid":100,"comm":"s","host":"srv"},{"pid":200,"tid":200,"comm":"c","host":"cli"}],"processes":[{"pid":100,"ppid":1,"cwd":"/","host":"srv"},{"pid":200,"ppid":1,"cwd":"/","host":"cli"}],"files":[],"events":13}
 	{$e,"id":0,"pid":100,"tid":100,"call":"socket","args":{"domain":2,"type":1,"protocol":0},"ret":3,"ts":1000,"dur":10,$z,"deps":[]}
 	{$e,"id":1,"pid":100,"tid":100,"call":"bind","args":{"sockfd":{"fd":3,"type":"socket"},"addr":1,"addrlen":16},$s0,"raddr":"0.0.0.0","rport":0},"ret":0,"ts":2000,"dur":10,$z,"deps":[]}
 	{$e,"id":2,"pid":100,"tid":100,"call":"listen","args":{"sockfd":{"fd":3,"type":"socket"},"backlog":4},$s0,"raddr":"0.0.0.0","rport":0},"ret":0,"ts":3000,"dur":10,$z,"deps":[]}
@@ -192,6 +192,30 @@ test_mpi_tcp_connection()
 	eq "emulated" "$(jq .emulated r.json)" 0
 	# the client waited for the listen (its port and address) and the answer
 	eq "client cross-host waits" "$(jq .hosts.cli.xhost.waits r.json)" 2
+}
+
+# The client's host listens on the server's port too, after the server and
+# before the connect: by port alone the connect would take its own host's
+# listener (the latest); the header's connection says the server is on srv.
+test_mpi_tcp_same_port()
+{
+	need_mpi
+	gen_tcp | jq -c 'if .type == "event" then .id *= 10 | .deps[]?.id *= 10
+		else .events += 3 end' >ten.jsonl
+	{
+		head -5 ten.jsonl
+		local e='"type":"event","pid":200,"tid":200' s='"sock":{"family":2,"type":1,"laddr":"0.0.0.0","lport":5000,"raddr":"0.0.0.0","rport":0}'
+		echo "{$e,\"id\":31,\"call\":\"socket\",\"args\":{\"domain\":2,\"type\":1,\"protocol\":0},\"ret\":4,\"ts\":4100,\"dur\":10,\"compute_ns\":0,\"deps\":[]}"
+		echo "{$e,\"id\":32,\"call\":\"bind\",\"args\":{\"sockfd\":{\"fd\":4,\"type\":\"socket\"},\"addr\":1,\"addrlen\":16},$s,\"ret\":0,\"ts\":4200,\"dur\":10,\"compute_ns\":0,\"deps\":[]}"
+		echo "{$e,\"id\":33,\"call\":\"listen\",\"args\":{\"sockfd\":{\"fd\":4,\"type\":\"socket\"},\"backlog\":4},$s,\"ret\":0,\"ts\":4300,\"dur\":10,\"compute_ns\":0,\"deps\":[]}"
+		tail -n +6 ten.jsonl
+	} >job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--report "$T/r.json" --no-progress --stall-timeout 10' >out 2>err ||
+		{ cat err >&2; fail "the replay of a connection to a port both hosts listen on failed"; }
+	eq "failed" "$(jq .failed r.json)" 0
+	eq "short" "$(jq .short r.json)" 0
+	eq "client issued" "$(jq .hosts.cli.issued r.json)" 8
 }
 
 # Both ends non-blocking. The client's connect is EINPROGRESS and its write
