@@ -218,6 +218,26 @@ test_mpi_tcp_same_port()
 	eq "client issued" "$(jq .hosts.cli.issued r.json)" 8
 }
 
+# The server exits without closing its connection, and the client reads
+# end-of-file: the exit on one rank must close the socket for the read on
+# the other to end (the replay is one process that outlives the server).
+test_mpi_tcp_exit_closes()
+{
+	need_mpi
+	gen_tcp | jq -c 'if .type == "event" and .id >= 10 then empty else . end' >head.jsonl
+	{
+		cat head.jsonl
+		echo '{"type":"event","id":10,"pid":100,"tid":100,"call":"exit_group","args":{"status":0},"ret":0,"ts":11000,"dur":10,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":11,"pid":200,"tid":200,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":100,"flags":0,"src_addr":0,"addrlen":0},"conn":0,"ret":0,"ts":12000,"dur":10,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":12,"pid":200,"tid":200,"call":"close","args":{"fd":{"fd":3,"type":"socket"}},"ret":0,"ts":13000,"dur":10,"compute_ns":0,"deps":[]}'
+	} >job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--report "$T/r.json" --no-progress --stall-timeout 10' >out 2>err ||
+		{ cat err >&2; fail "the client's read of end-of-file never ended"; }
+	eq "failed" "$(jq .failed r.json)" 0
+	eq "short" "$(jq .short r.json)" 0
+}
+
 # Both ends non-blocking. The client's connect is EINPROGRESS and its write
 # comes at once: it must not fail EAGAIN for a handshake still under way.
 # The server's read is released by the message that the client's write
