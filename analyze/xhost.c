@@ -33,7 +33,8 @@ struct xend { /* one end of a TCP connection */
 	uint32_t netns, input, host;
 	uint32_t conn, next; /* matched connection; next end of the same tuple hash */
 	uint64_t ino;
-	bool client, server; /* a connect, an accept seen on it */
+	uint64_t first, last; /* its calls' span, own clock */
+	bool client, server;  /* a connect, an accept seen on it */
 };
 
 struct xio {	      /* a send or a receive of a TCP end */
@@ -84,21 +85,20 @@ static uint32_t end_get(struct analysis *an, const struct iot_sock *s, uint32_t 
 	e = an_vec__push(&x->ends);
 	if (!e || htab__set(&x->end_idx, key, x->ends.n - 1))
 		return AN_NONE;
-	*e = (struct xend){ .input = input, .host = host, .ino = s->ino, .conn = AN_NONE };
+	*e = (struct xend){
+		.input = input, .host = host, .ino = s->ino, .conn = AN_NONE, .first = UINT64_MAX
+	};
 	return x->ends.n - 1;
 }
 
-/* The bytes a call moved: [tcp_seq - ret, tcp_seq) after it, when the kernel said. */
-static int io_add(struct analysis *an, uint32_t id, const struct iot_sock *s, uint32_t ei)
+/* The bytes a call moved, [tcp_seq - ret, tcp_seq) after it, when the record says. */
+static int io_add(struct analysis *an, uint32_t id, const struct sc_view *v, uint32_t ei)
 {
-	const struct iot_syscall *sc = an__rec(an, id);
-	const struct syscall_info *si = syscall__by_nr(sc->nr);
+	uint32_t lo, hi;
 	struct xio *io;
+	bool sent;
 
-	if (!si || (si->cls != SC_READ && si->cls != SC_WRITE) || sc->ret <= 0 ||
-	    !(s->sflags & IOT_SOCKF_TCP_SEQ) || sc->ret > UINT32_MAX / 2)
-		return 0;
-	if (sc->nr == SYS_recvfrom && (sc->args[3] & MSG_PEEK)) /* took nothing off the stream */
+	if (!sc_view__tcp_range(v, &lo, &hi, &sent) || hi - lo > UINT32_MAX / 2)
 		return 0;
 	io = an_vec__push(&xh(an)->ios);
 	if (!io)
@@ -108,9 +108,9 @@ static int io_add(struct analysis *an, uint32_t id, const struct iot_sock *s, ui
 			    .end = an__end(an, id),
 			    .xend = ei,
 			    .conn = AN_NONE,
-			    .lo = s->tcp_seq - (uint32_t)sc->ret,
-			    .hi = s->tcp_seq,
-			    .send = !!(s->sflags & IOT_SOCKF_SENT) };
+			    .lo = lo,
+			    .hi = hi,
+			    .send = sent };
 	return 0;
 }
 
@@ -137,9 +137,11 @@ static int note_call(struct analysis *an, uint32_t id)
 		e->rport = s->rport;
 		e->netns = s->netns;
 	}
+	e->first = an->ev[id].ts < e->first ? an->ev[id].ts : e->first;
+	e->last = an__end(an, id) > e->last ? an__end(an, id) : e->last;
 	e->client |= sc->nr == SYS_connect;
 	e->server |= (sc->nr == SYS_accept || sc->nr == SYS_accept4) && sc->ret >= 0;
-	return io_add(an, id, s, ei);
+	return io_add(an, id, &v, ei);
 }
 
 static bool loopback(const uint8_t *a)
@@ -163,6 +165,42 @@ static bool can_pair(const struct analysis *an, const struct xend *a, const stru
 	if (!loopback(a->laddr))
 		return true;
 	return a->netns == b->netns && ia->boot_id == ib->boot_id;
+}
+
+/* How far apart two ends' calls were, by the realtime clocks where both inputs have
+ * them (before the edges align anything): a tuple used again later is another connection. */
+static uint64_t span_gap(const struct analysis *an, const struct xend *a, const struct xend *b)
+{
+	const struct an_input *ia = an_vec__at(&an->inputs, a->input);
+	const struct an_input *ib = an_vec__at(&an->inputs, b->input);
+	bool rt = ia->have_rt && ib->have_rt;
+	int64_t a0 = (int64_t)a->first + (rt ? ia->rt_offset : 0);
+	int64_t a1 = (int64_t)a->last + (rt ? ia->rt_offset : 0);
+	int64_t b0 = (int64_t)b->first + (rt ? ib->rt_offset : 0);
+	int64_t b1 = (int64_t)b->last + (rt ? ib->rt_offset : 0);
+
+	if (a0 > b1)
+		return a0 - b1;
+	return b0 > a1 ? b0 - a1 : 0;
+}
+
+/* Of the ends with the mirrored tuple, the one whose calls were nearest in time. */
+static uint32_t best_peer(const struct analysis *an, const struct htab *by_tuple,
+			  const struct xend *e)
+{
+	uint32_t j = htab__get(by_tuple, tuple_hash(e->raddr, e->rport, e->laddr, e->lport));
+	uint32_t best = AN_NONE;
+	uint64_t gap = UINT64_MAX;
+
+	for (; j != AN_NONE; j = ((struct xend *)an_vec__at(&xh(an)->ends, j))->next) {
+		const struct xend *b = an_vec__at(&xh(an)->ends, j);
+
+		if (can_pair(an, e, b) && span_gap(an, e, b) < gap) {
+			gap = span_gap(an, e, b);
+			best = j;
+		}
+	}
+	return best;
 }
 
 static int conn_add(struct analysis *an, uint32_t a, uint32_t b)
@@ -218,9 +256,7 @@ static int match_ends(struct analysis *an)
 
 		if (!e->rport || e->conn != AN_NONE)
 			continue;
-		j = htab__get(&by_tuple, tuple_hash(e->raddr, e->rport, e->laddr, e->lport));
-		while (j != AN_NONE && !can_pair(an, e, an_vec__at(&x->ends, j)))
-			j = ((struct xend *)an_vec__at(&x->ends, j))->next;
+		j = best_peer(an, &by_tuple, e);
 		if (j != AN_NONE)
 			err = conn_add(an, i, j);
 		else if (!local_peer(an, &by_tuple, e))

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "lib/record.h"
 
@@ -86,6 +88,51 @@ const char *sc_view__str(const struct sc_view *v, unsigned int which)
 		if (v->strh[i]->which == which)
 			return v->str[i];
 	return NULL;
+}
+
+/* The flags argument of a receive that has one, else 0. */
+static uint64_t recv_flags(const struct iot_syscall *sc)
+{
+	switch (sc->nr) {
+	case SYS_recvfrom:
+		return sc->args[3];
+	case SYS_recvmsg:
+		return sc->args[2];
+	default:
+		return 0;
+	}
+}
+
+bool sc_view__tcp_range(const struct sc_view *v, uint32_t *from, uint32_t *to, bool *sent)
+{
+	const struct iot_sock *s = v->sock;
+
+	if (!s || !(s->sflags & IOT_SOCKF_TCP_SEQ) || v->sc->ret <= 0)
+		return false;
+	switch (v->sc->nr) {
+	case SYS_read:
+	case SYS_readv:
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_splice:
+		if ((s->sflags & IOT_SOCKF_SENT) || (recv_flags(v->sc) & MSG_PEEK))
+			return false;
+		break;
+	case SYS_write:
+	case SYS_writev:
+	case SYS_sendto:
+	case SYS_sendmsg:
+	case SYS_sendfile:
+		if (!(s->sflags & IOT_SOCKF_SENT))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	*to = s->tcp_seq;
+	*from = s->tcp_seq - (uint32_t)v->sc->ret;
+	*sent = s->sflags & IOT_SOCKF_SENT;
+	return true;
 }
 
 int rec__strings(const struct iot_hdr *h, size_t fixed, unsigned int nstr, const char **out,

@@ -25,6 +25,15 @@ int sc_view__parse(const struct iot_hdr *h, struct sc_view *v);
 const struct iot_fd *sc_view__fd(const struct sc_view *v, unsigned int which);
 /* The string read from argument/slot `which`, or NULL. */
 const char *sc_view__str(const struct sc_view *v, unsigned int which);
+/*
+ * The bytes of its direction's TCP stream a send or receive moved, as 32-bit
+ * sequence numbers [*from, *to) (to - from == ret, modulo 2^32); *sent says
+ * which direction: the socket's sending one or its receiving one.  False
+ * when the call moved no stream bytes it can place: not a TCP transfer,
+ * ret <= 0, a version 1 trace, sendmmsg/recvmmsg (ret counts messages), or
+ * a MSG_PEEK receive.
+ */
+bool sc_view__tcp_range(const struct sc_view *v, uint32_t *from, uint32_t *to, bool *sent);
 
 /* The enum iot_ftype of an st_mode; a mode with no type bits is an anon inode's. */
 unsigned int rec__ftype_of_mode(uint32_t mode);

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -503,6 +505,45 @@ static void test_trace__sock_v1_upgraded(void)
 	CU_ASSERT_STRING_EQUAL(sc_view__str(&v, 7), "after");
 }
 
+/* The stream bytes a call moved: a send's and a receive's, and what has none. */
+static void test_trace__tcp_range(void)
+{
+	unsigned char buf[IOT_REC_MAX] __attribute__((aligned(8)));
+	struct iot_syscall *sc = (void *)buf;
+	struct iot_sock *so = (void *)(buf + sizeof(*sc) + sizeof(struct iot_fd));
+	uint32_t from = 0, to = 0;
+	struct sc_view v;
+	bool sent = false;
+
+	make_sock_rec(2, buf);
+	sc->nr = SYS_sendto;
+	CU_ASSERT_EQUAL_FATAL(sc_view__parse(&sc->hdr, &v), 0);
+	CU_ASSERT(sc_view__tcp_range(&v, &from, &to, &sent));
+	CU_ASSERT_EQUAL(from, 0xfffffec4u); /* 2^32 - 16 - 300: across the wrap */
+	CU_ASSERT_EQUAL(to, 0xfffffff0u);
+	CU_ASSERT(sent);
+	sc->nr = SYS_sendmmsg; /* ret counts messages */
+	CU_ASSERT_FALSE(sc_view__tcp_range(&v, &from, &to, &sent));
+	sc->nr = SYS_recvfrom;
+	so->sflags = IOT_SOCKF_TCP_SEQ;
+	so->tcp_seq = 1000;
+	CU_ASSERT(sc_view__tcp_range(&v, &from, &to, &sent));
+	CU_ASSERT_EQUAL(from, 700);
+	CU_ASSERT_EQUAL(to, 1000);
+	CU_ASSERT_FALSE(sent);
+	sc->args[3] = MSG_PEEK; /* copied_seq did not move */
+	CU_ASSERT_FALSE(sc_view__tcp_range(&v, &from, &to, &sent));
+	sc->args[3] = 0;
+	sc->ret = 0;
+	CU_ASSERT_FALSE(sc_view__tcp_range(&v, &from, &to, &sent));
+	sc->ret = 300;
+	sc->nr = SYS_connect; /* a stream position, no bytes */
+	CU_ASSERT_FALSE(sc_view__tcp_range(&v, &from, &to, &sent));
+	sc->nr = SYS_read;
+	so->sflags = 0; /* UDP, or a version 1 trace */
+	CU_ASSERT_FALSE(sc_view__tcp_range(&v, &from, &to, &sent));
+}
+
 /* Versions outside the ones this build reads are named, not misread. */
 static void test_trace__versions_accepted(void)
 {
@@ -607,6 +648,7 @@ static CU_TestInfo tests[] = {
 	{ "sock v2 fields", test_trace__sock_v2_fields },
 	{ "sock v1 upgraded", test_trace__sock_v1_upgraded },
 	{ "versions accepted", test_trace__versions_accepted },
+	{ "tcp range", test_trace__tcp_range },
 	{ "v1 recording reads", test_trace__v1_recording_reads },
 	CU_TEST_INFO_NULL,
 };
