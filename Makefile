@@ -163,8 +163,9 @@ demo: deps
 	$(Q)scripts/demo.sh
 
 # The benchmark's floor: empty programs on iotrace's tracepoints, and the
-# small loader that holds them attached during a run (bench/run.sh).
-BENCH_TOOLS	:= $(BUILD)/bench/floor.bpf.o $(BUILD)/bench/floor_load
+# small loader that holds them attached during a run (bench/run.sh); the
+# fixed-rate load generator of bench/cost.sh, which an e2e test checks.
+BENCH_TOOLS	:= $(BUILD)/bench/floor.bpf.o $(BUILD)/bench/floor_load $(BUILD)/bench/loadgen
 
 $(BUILD)/bench/floor.bpf.o: bench/floor.bpf.c $(BUILD)/vmlinux.h
 	$(Q)mkdir -p $(@D)
@@ -176,12 +177,17 @@ $(BUILD)/bench/floor_load: bench/floor_load.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) -lbpf
 
+$(BUILD)/bench/loadgen: bench/loadgen.c
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS)
+
 # Each part rewrites its own sections of docs/BENCHMARKS.md (and accuracy.sh
 # the plots docs/*.png). They need root: loop devices, mounts, cgroup v1
-# blkio, drop_caches, BPF. bench-quick takes about three minutes here, bench
-# about an hour.
-BENCH_PARTS	:= bench/run.sh bench/analysis.sh bench/accuracy.sh bench/svcaccuracy.sh \
-		   bench/matrix.sh
+# blkio, drop_caches, BPF. bench-quick takes about six minutes here (two
+# and a half of them cost.sh), bench over an hour.
+BENCH_PARTS	:= bench/run.sh bench/cost.sh bench/analysis.sh bench/accuracy.sh \
+		   bench/svcaccuracy.sh bench/matrix.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS) $(BENCH_TOOLS)

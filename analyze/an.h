@@ -147,6 +147,7 @@ struct analysis {
 	struct strtab strs;
 	uint64_t t0;		/* trace start, CLOCK_MONOTONIC */
 	uint64_t compute_floor; /* META's compute_floor_ns: taken off on-CPU compute */
+	uint32_t families;	/* call families recorded (IOT_REC_CALLS), 0: all */
 	uint64_t lost_events;	/* loss counters of the stats record plus seq gaps */
 	uint64_t seq_gaps;
 	uint64_t loss[IOT_LOSS_NR];

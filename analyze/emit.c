@@ -635,6 +635,12 @@ static json_t *header_json(const struct analysis *an)
 		json_object_set_new(h, "truncated", json_string(analysis__cut(an)));
 	json_object_set_new(h, "duration_ns", json_integer(analysis__duration(an)));
 	json_object_set_new(h, "compute_floor_ns", json_integer(an->compute_floor));
+	if (an->families && (an->families & IOT_FAM_ALL) != IOT_FAM_ALL) {
+		char out[64];
+
+		syscall__format_families(IOT_FAM_ALL & ~an->families, out, sizeof(out));
+		json_object_set_new(h, "calls_left_out", json_string(out));
+	}
 	if (an->opts.infer)
 		json_object_set_new(h, "causality_stats", an__counters_json(an));
 	if (an->multi)

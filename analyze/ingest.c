@@ -12,6 +12,7 @@
 #include "lib/sort.h"
 #include "lib/log.h"
 #include "lib/record.h"
+#include "lib/syscalls.h"
 #include "lib/trace.h"
 
 static int arena_put(struct analysis *an, const struct iot_hdr *h, uint64_t *off)
@@ -299,6 +300,43 @@ static int add_host(struct analysis *an, const struct iot_hdr *h)
 	return 0;
 }
 
+/*
+ * The call families each rule needs whole: an edge found without the calls of
+ * one of them could point at the wrong call (a wakeup from a call that was not
+ * recorded lands on another), so the rule is not run at all.
+ */
+static const uint32_t rule_needs[AN_RULE_NR] = {
+	[AN_RULE_PROCESS] = IOT_FAM_PROC,
+	[AN_RULE_WAKEUP] = IOT_FAM_FILE | IOT_FAM_NET | IOT_FAM_IPC,
+	[AN_RULE_DATA] = IOT_FAM_FILE | IOT_FAM_NET | IOT_FAM_IPC | IOT_FAM_MEM,
+	[AN_RULE_STAGE] = IOT_FAM_FILE | IOT_FAM_NET | IOT_FAM_IPC,
+	[AN_RULE_NAME] = IOT_FAM_FILE,
+	[AN_RULE_SEQ] = IOT_FAM_FILE | IOT_FAM_MEM,
+};
+
+/* A trace of record --calls: drops, with a warning, the rules it cannot feed. */
+static int note_calls(struct analysis *an, const struct iot_calls *c)
+{
+	char kept[64], missing[64];
+
+	an->families = c->families;
+	if (!an->opts.infer)
+		return 0;
+	syscall__format_families(c->families, kept, sizeof(kept));
+	for (unsigned int r = 0; r < AN_RULE_NR; r++) {
+		uint32_t lack = rule_needs[r] & ~c->families;
+
+		if (!(an->opts.rules & (1u << r)) || !lack)
+			continue;
+		an->opts.rules &= ~(1u << r);
+		syscall__format_families(lack, missing, sizeof(missing));
+		warn("rule %s dropped: it needs the %s calls, left out of this trace "
+		     "(recorded with --calls %s)",
+		     an_rule__name(r), missing, kept);
+	}
+	return 0;
+}
+
 static int add_record(struct analysis *an, const struct iot_hdr *h)
 {
 	const struct iot_wakeup *w = (const void *)h;
@@ -337,6 +375,8 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 		return add_snap(an, h);
 	case IOT_REC_SEQEND:
 		return note_seqend(an, (const void *)h);
+	case IOT_REC_CALLS:
+		return h->size >= sizeof(struct iot_calls) ? note_calls(an, (const void *)h) : 0;
 	case IOT_REC_STATS:
 		memcpy(an->loss, ((const struct iot_stats *)h)->loss, sizeof(an->loss));
 		an->have_stats = true;

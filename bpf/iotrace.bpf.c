@@ -5,7 +5,8 @@
  *
  * Hot path: sys_enter/sys_exit run for every syscall on the machine, so an
  * untraced thread's call is rejected by a per-CPU verdict that remembers the
- * last untraced thread seen there (see `resident`); a traced one stashes its
+ * last untraced thread seen there (see `resident`), or else by its having no
+ * task storage (see `storage_verdict`); a traced one stashes its
  * arguments and fd identities at enter and, at exit, builds its record in
  * place in a per-CPU batch.  The state of the traced thread running on a CPU
  * stays in that CPU's `res` slot between its calls and goes back to task
@@ -44,6 +45,15 @@ const volatile struct iot_sc_desc sc_desc[IOT_NR_MAX];
 const volatile bool follow_children = true;
 const volatile __u64 wakeup_bytes = 1 << 20;		  /* wake the reader past this much data */
 const volatile __u32 batch_limit = BATCH_SZ - SCRATCH_SZ; /* flush a batch past this */
+/*
+ * Every traced thread has task storage before its first call: the recorder
+ * creates it for the threads of each process it adds, the fork program for
+ * each child of a traced thread.  So a thread without it is untraced, found
+ * with one load of task->bpf_storage instead of a hash lookup.  False on a
+ * kernel where the recorder cannot name a thread (no PIDFD_THREAD): storage
+ * is created at a traced thread's first call, found out by the hash.
+ */
+const volatile bool storage_verdict = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -178,6 +188,21 @@ static __always_inline void count_loss(__u32 what)
 static __always_inline bool is_traced(__u32 tgid)
 {
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/* The storage of task, if it has ours; NULL at once when it has none at all. */
+static __always_inline struct task_state *storage_of(struct task_struct *task)
+{
+	if (storage_verdict && !task->bpf_storage)
+		return NULL;
+	return bpf_task_storage_get(&tstate, task, 0, 0);
+}
+
+/* Whether task (of process tgid) is traced, for the programs that do not keep
+ * a state of their own for it. */
+static __always_inline bool task_traced(struct task_struct *task, __u32 tgid)
+{
+	return storage_verdict ? storage_of(task) != NULL : is_traced(tgid);
 }
 
 /*
@@ -521,9 +546,9 @@ static __always_inline struct task_state *enter_state(struct pt_regs *regs, stru
 	task = bpf_get_current_task_btf();
 	*taskp = task;
 	*pid_tgid = task_pid_tgid(task);
-	st = bpf_task_storage_get(&tstate, task, 0, 0);
+	st = storage_of(task);
 	if (!st) {
-		if (!is_traced(task->tgid)) {
+		if (storage_verdict || !is_traced(task->tgid)) {
 			remember_untraced(r, regs, gen);
 			return NULL;
 		}
@@ -1058,7 +1083,7 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 {
 	struct resident *r = get_res();
 	struct task_state *st;
-	__u64 pid_tgid, gen;
+	__u64 pid_tgid, gen = traced_gen;
 	long id;
 
 	if (r && r->regs == (__u64)regs) {
@@ -1067,9 +1092,19 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 	} else if (known_untraced(r, regs)) {
 		return 0;
 	} else {
-		struct task_struct *task = bpf_get_current_task_btf();
+		struct task_struct *task;
 
-		st = bpf_task_storage_get(&tstate, task, 0, 0);
+		/* A call not recorded (left out by --calls) had no enter, so it
+		 * has nothing to end: no lookup, as for an untraced thread. */
+		id = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
+		if ((__u64)id >= IOT_NR_MAX || !(sc_desc[id].flags & IOT_SCD_TRACE))
+			return 0;
+		task = bpf_get_current_task_btf();
+		st = storage_of(task);
+		if (!st && storage_verdict) {
+			remember_untraced(r, regs, gen);
+			return 0;
+		}
 		pid_tgid = task_pid_tgid(task);
 	}
 	if (st && st->in_call)
@@ -1078,15 +1113,14 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 	id = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
 	if ((__u64)id >= IOT_NR_MAX || !(sc_desc[id].flags & IOT_SCD_TRACE))
 		return 0;
-	gen = traced_gen;
-	if (!is_traced(pid_tgid >> 32)) {
+	if (!storage_verdict && !is_traced(pid_tgid >> 32)) {
 		if (!st)
 			remember_untraced(r, regs, gen);
 		return 0;
 	}
 	if (st && st->have_exit)
 		return 0; /* enter was dropped and already counted */
-	if (!st && !ret && (sc_desc[id].flags & IOT_SCD_FORK))
+	if (!ret && (sc_desc[id].flags & IOT_SCD_FORK))
 		return 0; /* a new task returning from its creation: the fork record has it */
 	return emit_no_enter(pid_tgid, id, ret, bpf_ktime_get_ns());
 }
@@ -1138,6 +1172,9 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			return 0;
 		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
 	}
+	if (storage_verdict &&
+	    !bpf_task_storage_get(&tstate, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE))
+		count_loss(IOT_LOSS_STORAGE);
 	/* after the update: a verdict taken before it carries the old generation */
 	traced_grew();
 	rec.child_pid = ctgid;
@@ -1202,7 +1239,7 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	struct iot_wakeup rec = {};
 	__u64 cur;
 
-	if (!is_traced(p->tgid))
+	if (!task_traced(p, p->tgid))
 		return 0;
 	cur = bpf_get_current_pid_tgid();
 	rec.waker_pid = cur >> 32;
@@ -1257,12 +1294,24 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 static __always_inline void emit_page(struct address_space *mapping, __u64 index, __u32 npages,
 				      __u32 kind)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct iot_page rec = {};
+	struct task_state *st;
 	struct inode *host;
+	__u64 pid_tgid;
 
-	if (!is_traced(pid_tgid >> 32) || !mapping)
+	if (storage_verdict) {
+		st = task->bpf_storage ? state_of(task) : NULL;
+		if (!st)
+			return;
+	} else if (!is_traced(task->tgid)) {
 		return;
+	} else {
+		st = state_of(task);
+	}
+	if (!mapping)
+		return;
+	pid_tgid = task_pid_tgid(task);
 	host = mapping->host;
 	if (!host)
 		return;
@@ -1272,7 +1321,7 @@ static __always_inline void emit_page(struct address_space *mapping, __u64 index
 	rec.npages = npages;
 	rec.kind = kind;
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), pid_tgid, IOT_REC_PAGE, sizeof(rec), 0);
-	emit_small(&rec, sizeof(rec), state_of(bpf_get_current_task_btf()), false);
+	emit_small(&rec, sizeof(rec), st, false);
 }
 
 /* Pages in a folio: order is kept in the low byte of the second page's flags. */

@@ -170,11 +170,11 @@ static const char *type_name(unsigned int type)
 {
 	static const char *const user[] = { "meta",    "proc",	"thread", "fdsnap",
 					    "mapsnap", "stats", "target", "seqend",
-					    "link",    "host",	"clock" };
+					    "link",    "host",	"clock",  "calls" };
 
 	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
 		return type_names[type];
-	if (type >= IOT_REC_META && type <= IOT_REC_CLOCK)
+	if (type >= IOT_REC_META && type <= IOT_REC_CALLS)
 		return user[type - IOT_REC_META];
 	return "unknown";
 }
@@ -226,6 +226,12 @@ static json_t *fields_json(const struct iot_hdr *h)
 				 kinds[p->kind < 5 ? p->kind : 0], "dev", (json_int_t)p->dev, "ino",
 				 (json_int_t)p->ino, "index", (json_int_t)p->index, "npages",
 				 (json_int_t)p->npages);
+	}
+	case IOT_REC_CALLS: {
+		char fam[64];
+
+		syscall__format_families(((const struct iot_calls *)h)->families, fam, sizeof(fam));
+		return json_pack("{s:s}", "families", fam);
 	}
 	case IOT_REC_HOST: {
 		const struct iot_host *o = (const void *)h;

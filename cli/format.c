@@ -364,6 +364,13 @@ void format__other(FILE *f, const struct iot_hdr *h)
 	case IOT_REC_META:
 		fputs("# recording started", f);
 		break;
+	case IOT_REC_CALLS: {
+		char fam[64];
+
+		syscall__format_families(((const struct iot_calls *)h)->families, fam, sizeof(fam));
+		fprintf(f, "# recorded only the calls of %s (--calls)", fam);
+		break;
+	}
 	case IOT_REC_HOST:
 		rec__strings(h, sizeof(struct iot_host), ((const struct iot_host *)h)->nstr, s, 3);
 		fprintf(f, "# host %s boot_id %s machine_id %s netns %u", s[0], s[1], s[2],

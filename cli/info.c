@@ -32,6 +32,7 @@ struct info {
 	struct iot_stats stats;
 	const char *meta[3];
 	struct iot_meta meta_hdr;
+	uint32_t families; /* IOT_REC_CALLS's, or all */
 	char meta_buf[IOT_REC_MAX];
 	const char *host[3]; /* host name, boot id, machine id */
 	struct iot_host host_hdr;
@@ -208,6 +209,10 @@ static void note_user(struct info *in, const struct iot_hdr *h)
 	case IOT_REC_TARGET:
 		id_add(&in->targets, h->pid);
 		break;
+	case IOT_REC_CALLS:
+		if (h->size >= sizeof(struct iot_calls))
+			in->families = ((const struct iot_calls *)h)->families;
+		break;
 	case IOT_REC_SEQEND:
 		note_seqend(in, h);
 		break;
@@ -345,6 +350,17 @@ static void add_extras(json_t *o, const struct info *in, const char *path)
 	add_clocks(o, in);
 }
 
+/* Which call families the recorder kept (record --calls) and left out. */
+static void add_families(json_t *o, const struct info *in)
+{
+	char kept[64], out[64];
+
+	syscall__format_families(in->families, kept, sizeof(kept));
+	syscall__format_families(IOT_FAM_ALL & ~in->families, out, sizeof(out));
+	json_object_set_new(o, "call_families", json_string(kept));
+	json_object_set_new(o, "call_families_left_out", json_string(out));
+}
+
 static json_t *to_json(struct info *in, struct trace_reader *r, const char *path)
 {
 	json_t *o, *loss = json_object(), *targets = json_array();
@@ -372,6 +388,7 @@ static json_t *to_json(struct info *in, struct trace_reader *r, const char *path
 	if (cut)
 		json_object_set_new(o, "truncated_at", json_string(cut));
 	add_extras(o, in, path);
+	add_families(o, in);
 	return o;
 }
 
@@ -420,6 +437,7 @@ int cmd_info(int argc, char **argv)
 	if (e)
 		return e == 1 ? EXIT_OK : e;
 	path = argv[optind];
+	in.families = IOT_FAM_ALL;
 	r = trace_open_or_explain(path);
 	if (!r)
 		return EXIT_FAIL;

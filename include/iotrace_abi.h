@@ -52,6 +52,8 @@ enum iot_rec_type {
 	IOT_REC_LINK		= 72,	/* struct iot_link: a symlink on a path a call named */
 	IOT_REC_HOST		= 73,	/* struct iot_host: which machine recorded, after META */
 	IOT_REC_CLOCK		= 74,	/* struct iot_clock: a CLOCK_MONOTONIC/REALTIME pair */
+	IOT_REC_CALLS		= 75,	/* struct iot_calls: the call families recorded, when
+					 * not all (record --calls) */
 };
 
 /* Every record starts with this. */
@@ -350,6 +352,26 @@ struct iot_seqend_val {
 	__u32 seq;
 };
 
+/* Call families of record --calls; a call may belong to several, and is
+ * recorded when any of its families is. */
+enum iot_family {
+	IOT_FAM_FILE		= 0x01,	/* paths, file I/O, fd bookkeeping (close, dup, fcntl) */
+	IOT_FAM_SYNC		= 0x02,	/* fsync, fdatasync, sync, syncfs, sync_file_range */
+	IOT_FAM_NET		= 0x04,	/* sockets, send/recv, and poll/epoll waits */
+	IOT_FAM_IPC		= 0x08,	/* futex, pipes, eventfd, sleeps, poll/epoll waits */
+	IOT_FAM_MEM		= 0x10,	/* mmap and friends, and the page-cache records */
+	IOT_FAM_PROC		= 0x20,	/* fork, exec, exit, wait: always recorded */
+	IOT_FAM_ALL		= 0x3f,
+};
+
+/* The families a trace recorded, written after META and HOST when they are
+ * not all: calls of the others were left out in the kernel. */
+struct iot_calls {
+	struct iot_hdr hdr;
+	__u32 families;		/* enum iot_family bits */
+	__u32 pad;
+};
+
 enum iot_target_reason {
 	IOT_TARGET_PID		= 1,	/* named with -p */
 	IOT_TARGET_CHILD	= 2,	/* a descendant found at attach */
@@ -434,6 +456,7 @@ _Static_assert(sizeof(struct iot_link) == 48, "iot_link ABI");
 _Static_assert(sizeof(struct iot_host) == 32, "iot_host ABI");
 _Static_assert(sizeof(struct iot_clock) == 40, "iot_clock ABI");
 _Static_assert(sizeof(struct iot_seqend) == 32, "iot_seqend ABI");
+_Static_assert(sizeof(struct iot_calls) == 32, "iot_calls ABI");
 _Static_assert(sizeof(struct iot_proc) == 32, "iot_proc ABI");
 _Static_assert(sizeof(struct iot_fdsnap) == 72, "iot_fdsnap ABI");
 _Static_assert(sizeof(struct iot_mapsnap) == 72, "iot_mapsnap ABI");

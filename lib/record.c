@@ -205,6 +205,8 @@ size_t rec__min_size(unsigned int type)
 		return sizeof(struct iot_host);
 	case IOT_REC_CLOCK:
 		return sizeof(struct iot_clock);
+	case IOT_REC_CALLS:
+		return sizeof(struct iot_calls);
 	default:
 		return 0;
 	}

@@ -5,6 +5,7 @@
  * arguments are fds (identity read at enter) and paths (read at exit), and
  * what else to collect.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -461,10 +462,118 @@ const struct syscall_info *syscall__table(unsigned int *n)
 	return table;
 }
 
-void syscall__fill_desc(struct iot_sc_desc *desc)
+#define FAM_FD (IOT_FAM_FILE | IOT_FAM_NET | IOT_FAM_IPC)
+
+/* Calls whose families are not their class's: fd I/O on any kind of fd is
+ * wanted by whoever records that kind. */
+static const struct {
+	const char *name;
+	uint32_t fam;
+} family_of_name[] = {
+	{ "read", FAM_FD },
+	{ "write", FAM_FD },
+	{ "readv", FAM_FD },
+	{ "writev", FAM_FD },
+	{ "recvfrom", IOT_FAM_NET },
+	{ "recvmsg", IOT_FAM_NET },
+	{ "recvmmsg", IOT_FAM_NET },
+	{ "sendto", IOT_FAM_NET },
+	{ "sendmsg", IOT_FAM_NET },
+	{ "sendmmsg", IOT_FAM_NET },
+	{ "sendfile", IOT_FAM_FILE | IOT_FAM_NET },
+	{ "splice", FAM_FD },
+	{ "tee", IOT_FAM_IPC },
+	{ "flock", IOT_FAM_FILE },
+	{ "futex", IOT_FAM_IPC },
+	{ "nanosleep", IOT_FAM_IPC },
+	{ "clock_nanosleep", IOT_FAM_IPC },
+	{ "pipe", IOT_FAM_IPC },
+	{ "pipe2", IOT_FAM_IPC },
+	{ "eventfd", IOT_FAM_IPC },
+	{ "eventfd2", IOT_FAM_IPC },
+};
+
+static uint32_t family_of_class(unsigned int cls)
+{
+	switch (cls) {
+	case SC_SYNC:
+		return IOT_FAM_SYNC;
+	case SC_SOCKET:
+		return IOT_FAM_NET;
+	case SC_PIPE:  /* epoll_create: pipe, eventfd are named above */
+	case SC_SYNCH: /* poll, select, epoll: futex and sleeps are named above */
+		return IOT_FAM_NET | IOT_FAM_IPC;
+	case SC_CLOSE:
+	case SC_DUP:
+		return FAM_FD;
+	case SC_MMAP:
+		return IOT_FAM_MEM;
+	case SC_PROCESS:
+		return IOT_FAM_PROC;
+	default: /* open, stat, rename, file reads and writes, seek, io_uring */
+		return IOT_FAM_FILE;
+	}
+}
+
+uint32_t syscall__families(const struct syscall_info *si)
+{
+	for (size_t i = 0; i < sizeof(family_of_name) / sizeof(family_of_name[0]); i++)
+		if (!strcmp(si->name, family_of_name[i].name))
+			return family_of_name[i].fam;
+	return family_of_class(si->cls);
+}
+
+void syscall__fill_desc(struct iot_sc_desc *desc, uint32_t families)
 {
 	memset(desc, 0, sizeof(*desc) * IOT_NR_MAX);
-	for (unsigned int i = 0; i < NTABLE; i++)
-		if (table[i].nr >= 0 && table[i].nr < IOT_NR_MAX)
-			desc[table[i].nr] = table[i].desc;
+	for (unsigned int i = 0; i < NTABLE; i++) {
+		if (table[i].nr < 0 || table[i].nr >= IOT_NR_MAX)
+			continue;
+		desc[table[i].nr] = table[i].desc;
+		if (!(syscall__families(&table[i]) & (families | IOT_FAM_PROC)))
+			desc[table[i].nr].flags &= ~IOT_SCD_TRACE;
+	}
+}
+
+static const char *const family_names[] = { "file", "sync", "net", "ipc", "mem", "proc" };
+
+int syscall__parse_families(const char *list, uint32_t *out, const char **bad)
+{
+	const char *p = list;
+
+	*out = 0;
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		unsigned int i;
+
+		for (i = 0; i < sizeof(family_names) / sizeof(family_names[0]); i++)
+			if (n == strlen(family_names[i]) && !strncmp(p, family_names[i], n))
+				break;
+		if (i < sizeof(family_names) / sizeof(family_names[0]))
+			*out |= 1u << i;
+		else if (n == 3 && !strncmp(p, "all", 3))
+			*out |= IOT_FAM_ALL;
+		else {
+			*bad = p;
+			return -EINVAL;
+		}
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	*out |= IOT_FAM_PROC; /* the process tree holds everything else together */
+	return 0;
+}
+
+void syscall__format_families(uint32_t fam, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (unsigned int i = 0; i < sizeof(family_names) / sizeof(family_names[0]); i++) {
+		if (!(fam & (1u << i)) || off >= len)
+			continue;
+		off += snprintf(buf + off, len - off, "%s%s", off ? "," : "", family_names[i]);
+	}
 }

@@ -129,7 +129,15 @@ int syscall__arg_shown(const struct syscall_info *si, const __u64 *args, unsigne
 unsigned int syscall__arg_at(const struct syscall_info *si, unsigned int n);
 /* "name" when strace prints an argument as name=value (clone's), else NULL. */
 const char *syscall__arg_label(const struct syscall_info *si, unsigned int i);
-/* Fills desc[0..IOT_NR_MAX) for the BPF program's read-only data. */
-void syscall__fill_desc(struct iot_sc_desc *desc);
+/* Fills desc[0..IOT_NR_MAX) for the BPF program's read-only data: the calls
+ * of none of families (enum iot_family bits) are not traced. */
+void syscall__fill_desc(struct iot_sc_desc *desc, uint32_t families);
+/* The families (enum iot_family bits) call si belongs to. */
+uint32_t syscall__families(const struct syscall_info *si);
+/* Parses a --calls list ("file,sync", or "all") into *out; on an unknown
+ * family returns -EINVAL with *bad at it (up to the next comma). */
+int syscall__parse_families(const char *list, uint32_t *out, const char **bad);
+/* Names of the families set in fam, comma-separated, into buf. */
+void syscall__format_families(uint32_t fam, char *buf, size_t len);
 
 #endif

@@ -5,10 +5,14 @@
  * tracepoints are optional: a kernel without one loses that view, with a
  * warning that says so, and records the rest.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <bpf/btf.h>
@@ -21,9 +25,37 @@
 #include "lib/syscalls.h"
 #include "loader/bpfsetup.h"
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd that names a thread */
+#endif
+
 struct capture {
 	struct iotrace_bpf *skel;
+	bool storage_verdict; /* threads get task storage from here: see the BPF side */
+	void *zero_state;     /* a fresh task storage value */
 };
+
+static int pidfd_open_flags(pid_t pid, unsigned int flags)
+{
+	return syscall(SYS_pidfd_open, pid, flags);
+}
+
+/* Whether this kernel can hand out a pidfd for a single thread
+ * (IOTRACE_NO_THREAD_PIDFD=1 says not, for the tests of the fallback). */
+static bool kernel_has_thread_pidfd(void)
+{
+	const char *no = getenv("IOTRACE_NO_THREAD_PIDFD");
+	int fd;
+
+	if (no && *no && strcmp(no, "0"))
+		return false;
+	fd = pidfd_open_flags(getpid(), PIDFD_THREAD);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
 
 struct optional_tp {
 	const char *tp;	  /* tracepoint, as btf_trace_<tp> */
@@ -36,6 +68,7 @@ static const struct optional_tp optional[] = {
 	{ "writeback_dirty_folio", "pages dirtied through shared mappings" },
 	{ "mm_filemap_add_to_page_cache", "page-cache misses (the original cache state)" },
 };
+#define NOPTIONAL (sizeof(optional) / sizeof(optional[0]))
 
 static bool kernel_has_tp(const struct btf *vmlinux, const char *tp)
 {
@@ -56,8 +89,9 @@ static struct bpf_program *prog_for_tp(struct iotrace_bpf *skel, const char *tp)
 	return NULL;
 }
 
-/* Chooses the programs this kernel can run; false when it cannot run the core. */
-static bool choose_programs(struct iotrace_bpf *skel)
+/* Chooses the programs this kernel can run and families wants (the page-cache
+ * ones are --calls mem's); false when it cannot run the core. */
+static bool choose_programs(struct iotrace_bpf *skel, uint32_t families)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	bool btf_sys = kernel_has_tp(vmlinux, "sys_enter") && kernel_has_tp(vmlinux, "sys_exit");
@@ -71,8 +105,13 @@ static bool choose_programs(struct iotrace_bpf *skel)
 	bpf_program__set_autoload(skel->progs.sys_enter_raw, !btf_sys);
 	bpf_program__set_autoload(skel->progs.sys_exit_raw, !btf_sys);
 	if (!btf_sys)
-		warn("tp_btf/sys_enter unavailable: using raw_tp");
-	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+		warn("kernel lacks tp_btf/sys_enter and sys_exit: using raw_tp, slower on every "
+		     "syscall of the host (registers read with helper calls, not loads)");
+	for (size_t i = 0; i < NOPTIONAL; i++) {
+		if (!(families & IOT_FAM_MEM)) {
+			bpf_program__set_autoload(prog_for_tp(skel, optional[i].tp), false);
+			continue;
+		}
 		if (kernel_has_tp(vmlinux, optional[i].tp))
 			continue;
 		warn("kernel lacks tracepoint %s: the trace will not show %s", optional[i].tp,
@@ -81,6 +120,15 @@ static bool choose_programs(struct iotrace_bpf *skel)
 	}
 	btf__free(vmlinux);
 	return true;
+}
+
+/*
+ * Task storage holds every traced thread's state; there is no fallback, as a
+ * map keyed by tid would outlive threads and miss reused tids.
+ */
+static bool kernel_lacks_task_storage(void)
+{
+	return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 0;
 }
 
 /* Whether a file system of type MAGIC is mounted at PATH. */
@@ -112,7 +160,11 @@ static bool check_mounts(void)
 
 static void explain_load_error(int e)
 {
-	if (e == -EPERM || e == -EACCES)
+	if (e != -EPERM && e != -EACCES && kernel_lacks_task_storage())
+		err("kernel lacks BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, Linux 5.11): "
+		    "iotrace keeps each traced thread's state there and cannot record without "
+		    "it");
+	else if (e == -EPERM || e == -EACCES)
 		err("loading BPF programs: %s: iotrace needs root, or CAP_BPF and CAP_PERFMON",
 		    strerror(-e));
 	else
@@ -142,16 +194,21 @@ struct capture *capture__new(const struct capture_opts *opts)
 		err("opening BPF object: %s", strerror(-e));
 		goto err_free;
 	}
-	syscall__fill_desc(desc);
+	syscall__fill_desc(desc, opts->families);
 	memcpy((void *)c->skel->rodata->sc_desc, desc, sizeof(desc));
 	c->skel->rodata->follow_children = opts->follow_children;
+	c->storage_verdict = kernel_has_thread_pidfd();
+	if (!c->storage_verdict)
+		warn("kernel lacks PIDFD_THREAD (Linux 6.9): every syscall of untraced threads "
+		     "pays a hash lookup when the per-CPU verdict misses");
+	c->skel->rodata->storage_verdict = c->storage_verdict;
 	c->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	/* batches small enough that a small ring still takes several */
 	c->skel->rodata->batch_limit = opts->ring_bytes / 8 < IOT_BATCH_SZ - IOT_BATCH_ROOM ?
 					       opts->ring_bytes / 8 :
 					       IOT_BATCH_SZ - IOT_BATCH_ROOM;
 	bpf_map__set_max_entries(c->skel->maps.events, opts->ring_bytes);
-	if (!choose_programs(c->skel)) {
+	if (!choose_programs(c->skel, opts->families)) {
 		e = -ENOTSUP;
 		goto err_destroy;
 	}
@@ -175,13 +232,64 @@ err_free:
 	return NULL;
 }
 
+/* Gives thread tid the task storage that marks it traced; one it has stays. */
+static int give_storage(struct capture *c, pid_t tid)
+{
+	const struct bpf_map *m = c->skel->maps.tstate;
+	int fd = pidfd_open_flags(tid, PIDFD_THREAD), e = 0;
+
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno; /* gone: nothing to trace */
+	if (bpf_map__update_elem(m, &fd, sizeof(fd), c->zero_state, bpf_map__value_size(m),
+				 BPF_NOEXIST) &&
+	    errno != EEXIST && errno != ESRCH)
+		e = -errno;
+	close(fd);
+	return e;
+}
+
+/*
+ * Every thread of pid gets its storage.  After the filter took the process:
+ * a thread born later gets it from the fork program, one born earlier is in
+ * the listing.
+ */
+static int give_threads_storage(struct capture *c, pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int e = 0;
+
+	if (!c->zero_state) {
+		c->zero_state = calloc(1, bpf_map__value_size(c->skel->maps.tstate));
+		if (!c->zero_state)
+			return -ENOMEM;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!e && (de = readdir(d))) {
+		if (de->d_name[0] != '.')
+			e = give_storage(c, atoi(de->d_name));
+	}
+	closedir(d);
+	return e;
+}
+
 int capture__add_pid(struct capture *c, pid_t pid)
 {
 	__u32 key = pid, one = 1;
+	int e;
 
 	if (bpf_map__update_elem(c->skel->maps.traced, &key, sizeof(key), &one, sizeof(one),
 				 BPF_ANY))
 		return -errno;
+	if (c->storage_verdict) {
+		e = give_threads_storage(c, pid);
+		if (e)
+			return e;
+	}
 	/* after the update: the programs' "untraced" verdicts taken before it go stale */
 	__atomic_fetch_add(&c->skel->bss->traced_gen, 1, __ATOMIC_SEQ_CST);
 	return 0;
@@ -262,5 +370,6 @@ void capture__free(struct capture *c)
 	if (!c)
 		return;
 	iotrace_bpf__destroy(c->skel);
+	free(c->zero_state);
 	free(c);
 }

@@ -13,6 +13,7 @@ struct capture;
 struct capture_opts {
 	bool follow_children;
 	size_t ring_bytes; /* power of two, multiple of the page size */
+	uint32_t families; /* enum iot_family bits: the calls to trace */
 };
 
 /* Loads and attaches everything; NULL with errno set and the reason logged.

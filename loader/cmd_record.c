@@ -127,6 +127,19 @@ static int write_meta(struct recorder *r, const struct record_opts *o, int argc,
 	return append(r, &m->hdr);
 }
 
+/* What --calls left out, after META and HOST: readers refuse what it forbids. */
+static int write_calls(struct recorder *r, const struct record_opts *o)
+{
+	struct iot_calls c = {
+		.hdr = { .ts = r->start_ns, .type = IOT_REC_CALLS, .size = sizeof(c) },
+		.families = o->families,
+	};
+
+	if (o->families == IOT_FAM_ALL)
+		return 0;
+	return append(r, &c.hdr);
+}
+
 /* After META: which machine this is, and where its clock stood at the start. */
 static int write_host(struct recorder *r)
 {
@@ -546,6 +559,7 @@ static int recorder_start(struct recorder *r, struct record_opts *o, int argc, c
 	struct capture_opts co = {
 		.follow_children = !o->no_children,
 		.ring_bytes = o->ring_bytes,
+		.families = o->families,
 	};
 	int e;
 
@@ -569,7 +583,7 @@ static int recorder_start(struct recorder *r, struct record_opts *o, int argc, c
 	ring_buffer__consume(r->rb);
 	capture__loss(r->cap, r->loss_base);
 	r->start_ns = mono_ns(CLOCK_MONOTONIC);
-	if (write_meta(r, o, argc, argv) || write_host(r))
+	if (write_meta(r, o, argc, argv) || write_host(r) || write_calls(r, o))
 		return r->write_err;
 	/* loading takes a while: a Ctrl-C meanwhile means do not start at all */
 	if (stop_requested) {

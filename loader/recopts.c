@@ -8,13 +8,15 @@
 
 #include "lib/cliopt.h"
 #include "lib/log.h"
+#include "lib/syscalls.h"
 #include "loader/recopts.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iotrace record [-p PID[,PID...]] [--no-children] [-o FILE] [-f] [-q]\n"
-		"                      [--duration SEC] [--buffer-size MB] [-- CMD [ARG...]]\n"
+		"                      [--duration SEC] [--buffer-size MB] [--calls SET]\n"
+		"                      [-- CMD [ARG...]]\n"
 		"\n"
 		"Record the file, pipe, socket, futex and mmap activity of running processes\n"
 		"(-p) or of a command started traced (-- CMD).  With -- CMD, exits with the\n"
@@ -28,6 +30,9 @@ static void usage(FILE *f)
 		"  -d, --duration SEC       stop after SEC seconds\n"
 		"  -b, --buffer-size MB     kernel ring buffer size (default 64, a power of two;\n"
 		"                           NK for KiB)\n"
+		"      --calls SET          record only these call families, comma-separated:\n"
+		"                           file, sync, net, ipc, mem, proc (always), all\n"
+		"                           (the default); see iotrace-record(1)\n"
 		"  -q, --quiet              no status line, no summary: errors and warnings only\n"
 		"  -v, --verbose            debug messages, libbpf's among them\n"
 		"  -h, --help               this help\n"
@@ -35,7 +40,8 @@ static void usage(FILE *f)
 		"EXAMPLES:\n"
 		"  iotrace record -o ls.iot -- ls -l /tmp\n"
 		"  iotrace record -p \"$$\" -o shell.iot --duration 2\n"
-		"  iotrace record -q -f -o ls.iot -- ls -l /tmp\n");
+		"  iotrace record -q -f -o ls.iot -- ls -l /tmp\n"
+		"  iotrace record --calls file,sync -o files.iot -- ls -l /tmp\n");
 }
 
 static int parse_pids(struct pidset *set, const char *arg)
@@ -82,6 +88,19 @@ static size_t parse_ring(const char *arg)
 	return bytes;
 }
 
+static int parse_calls(struct record_opts *o, const char *arg)
+{
+	const char *bad;
+
+	if (!syscall__parse_families(arg, &o->families, &bad))
+		return 0;
+	cliopt__usage_error("record",
+			    "unknown call family '%.*s' in --calls: file, sync, net, ipc, mem, "
+			    "proc or all",
+			    (int)strcspn(bad, ","), bad);
+	return -EINVAL;
+}
+
 static int parse_opt(int c, struct record_opts *o)
 {
 	char *end;
@@ -116,6 +135,8 @@ static int parse_opt(int c, struct record_opts *o)
 		if (!o->ring_bytes)
 			break;
 		return 0;
+	case 'C':
+		return parse_calls(o, optarg);
 	default:
 		return -EINVAL; /* cliopt__next has said why */
 	}
@@ -138,6 +159,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 		{ "force", no_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "calls", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -147,6 +169,7 @@ int record_opts__parse(int argc, char **argv, struct record_opts *o)
 
 	o->out = "iotrace.iot";
 	o->ring_bytes = 64u << 20;
+	o->families = IOT_FAM_ALL;
 	/* '+': stop at the first non-option, CMD's own options are its own */
 	while ((c = cliopt__next("record", argc, argv, "+p:o:fd:b:qhv", longopts)) != -1) {
 		if (c == 'h') {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "loader/pidset.h"
 
@@ -16,6 +17,7 @@ struct record_opts {
 	const char *out;
 	double duration;
 	size_t ring_bytes;
+	uint32_t families; /* --calls: enum iot_family bits, IOT_FAM_PROC always */
 	char **cmd;
 };
 

@@ -24,10 +24,13 @@ static void replay_usage(FILE *f)
 		"                      [--order causal|temporal|single|none|think] [--report R.json]\n"
 		"                      [--timeline FILE] [--prepare-only] [--stall-timeout SEC]\n"
 		"                      [--user NAME] [--dev-root MAJ:MIN=DIR]...\n"
-		"                      [--settle MS] [--no-progress]\n"
+		"                      [--settle MS] [--no-progress] [--map HOST=RANK]...\n"
+		"       mpirun -np N iotrace replay JOB --root DIR [--map HOST=RANK]... [OPTIONS]\n"
 		"\n"
 		"Re-issues the calls of an annotated trace (iotrace analyze --infer-causality)\n"
-		"inside the sandbox DIR, one thread per traced thread.\n"
+		"inside the sandbox DIR, one thread per traced thread.  A file of N hosts is\n"
+		"replayed by N MPI ranks, one host each, each in DIR/HOST (or DIR with %%h,\n"
+		"%%r replaced by the host and rank).\n"
 		"\n"
 		"  --root DIR          sandbox: every trace path is resolved under DIR\n"
 		"  --dev-root MAJ:MIN=DIR\n"
@@ -52,12 +55,15 @@ static void replay_usage(FILE *f)
 		"                      group idle longer than its slice; default 0)\n"
 		"  --user NAME         prepare as root, then hand the root to NAME and replay as\n"
 		"                      NAME (for traces from someone else)\n"
+		"  --map HOST=RANK     multi-host: the rank that replays HOST (default: the\n"
+		"                      hosts in the file's order on ranks 0..N-1)\n"
 		"\n"
 		"EXAMPLES:\n"
 		"  iotrace analyze db.iot --infer-causality -o db.jsonl\n"
 		"  iotrace replay db.jsonl --root sb --natural --report r.json\n"
 		"  iotrace replay db.jsonl --root sb --order temporal\n"
-		"  iotrace replay db.jsonl --root sb --dev-root 254:0=sys\n");
+		"  iotrace replay db.jsonl --root sb --dev-root 254:0=sys\n"
+		"  mpirun -np 2 iotrace replay job.jsonl --root /tmp/sb --report r.json\n");
 }
 
 static int replay_order(const char *s, enum rp_order *o)
@@ -113,6 +119,25 @@ static int replay_settle(const char *s, struct rp_opts *o)
 	return 0;
 }
 
+/* --map HOST=RANK: checked against the file's hosts once it is read */
+static int replay_map(const char *s, struct rp_opts *o)
+{
+	const char *eq = strrchr(s, '=');
+	char *end;
+	long r;
+
+	if (!eq || eq == s || !eq[1])
+		return cliopt__usage_error("replay", "--map wants HOST=RANK, not '%s'", s);
+	r = strtol(eq + 1, &end, 10);
+	if (*end || r < 0 || r >= RP_HOSTS_MAX)
+		return cliopt__usage_error("replay", "--map wants a rank 0-%d, not '%s'",
+					   RP_HOSTS_MAX - 1, eq + 1);
+	if (o->nmap == RP_HOSTS_MAX)
+		return cliopt__usage_error("replay", "at most %d --map", RP_HOSTS_MAX);
+	o->map[o->nmap++] = s;
+	return 0;
+}
+
 static int replay_stall(const char *s, struct rp_opts *o)
 {
 	char *end;
@@ -153,6 +178,7 @@ static int replay_opts(int argc, char **argv, struct rp_opts *o)
 		{ "user", required_argument, NULL, 'U' },
 		{ "dev-root", required_argument, NULL, 'D' },
 		{ "settle", required_argument, NULL, 'S' },
+		{ "map", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -199,6 +225,9 @@ static int replay_opts(int argc, char **argv, struct rp_opts *o)
 			break;
 		case 'S':
 			err = replay_settle(optarg, o);
+			break;
+		case 'M':
+			err = replay_map(optarg, o);
 			break;
 		case 'h':
 			replay_usage(stdout);
@@ -297,13 +326,25 @@ static int replay_run(struct rp_plan *p, const struct rp_opts *o, struct rp_run 
 	}
 	err = exec__run(p, o, r);
 	/* stalled, or some threads could not start: the others may be stuck in
-	 * calls or waits, still using the plan, so leave everything as it is */
+	 * calls or waits, still using the plan, so leave everything as it is;
+	 * the other hosts' ranks wait for this one: end them too */
+	if (err == -EDEADLK || err == -EAGAIN || (err && mhost__active()))
+		mhost__fail();
 	if (err == -EDEADLK || err == -EAGAIN)
 		return 3;
 	peer__stop();
 	if (err) {
 		err("replay: %s", strerror(-err));
 		return 1;
+	}
+	if (mhost__active()) {
+		err = mhost__report(p, o, r);
+		if (!err && o->timeline)
+			err = report__timeline(p, o->timeline);
+		free(r->lag);
+		if (err)
+			mhost__fail();
+		return 0;
 	}
 	report__summary(p, o, r);
 	if (o->report && report__write(p, o, r))
@@ -329,17 +370,17 @@ int cmd_replay(int argc, char **argv)
 	err = replay_opts(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : EXIT_USAGE;
-	if (parse__file(&p, o.file))
+	if (parse__file(&p, o.file) || mhost__begin(&p, &o))
 		goto out;
 	/* without deps a causal replay is --order none, which nobody asks for */
 	if (!p.causality && o.order == RO_CAUSAL)
 		warn("%s has no causality: the threads will not wait for each other (add it "
 		     "with 'iotrace analyze TRACE --infer-causality')",
 		     o.file);
-	if (compile__plan(&p, &o))
-		goto out;
+	if (compile__plan(&p, &o) || mhost__plan(&p))
+		goto fail;
 	if (replay_prepare(&p, &o, &r))
-		goto out;
+		goto fail;
 	if (o.prepare_only) {
 		rc = 0;
 		goto out;
@@ -347,11 +388,15 @@ int cmd_replay(int argc, char **argv)
 	/* before --user drops the rights the roots' paths may need to be opened;
 	 * its chown leaves only inode changes, for the journal to write */
 	if (settle__run(&o, &r) || (o.user && replay_drop(&o)))
-		goto out;
+		goto fail;
 	rc = replay_run(&p, &o, &r);
 	if (rc == 3)
 		return 1; /* stuck threads still use the plan and the root */
+	goto out;
+fail:
+	mhost__fail(); /* the other ranks would wait for this one */
 out:
+	mhost__end();
 	sandbox__close();
 	plan__free(&p);
 	return rc;

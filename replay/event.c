@@ -705,10 +705,15 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 {
 	const char *call = json_string_value(json_object_get(ev, "call")), *why;
 	json_t *tid = json_object_get(ev, "tid"), *pid = json_object_get(ev, "pid");
+	json_t *conn = json_object_get(ev, "conn");
 	struct rp_thread *t;
 
 	op->fd = op->fd2 = -1;
 	op->peer = -1;
+	op->conn = -1;
+	if (json_is_integer(conn) && json_integer_value(conn) >= 0 &&
+	    json_integer_value(conn) < INT32_MAX)
+		op->conn = json_integer_value(conn);
 	if (!call || !json_is_integer(tid) || !json_is_integer(pid))
 		return "no \"call\", \"pid\" or \"tid\"";
 	if (!json_is_object(json_object_get(ev, "args")))

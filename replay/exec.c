@@ -448,17 +448,22 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 
 		c->ovh = (c->ovh * 15 + (d < OVH_MAX ? d : OVH_MAX)) / 16;
 	}
-	if (op->start_waited)
+	if (op->start_waited) {
 		dep_set(&op->state, RS_STARTED);
+		if (op->xsend & RP_XSEND_START)
+			mhost__sent(op - p->ops, RP_XSEND_START);
+	}
 	atomic_store_explicit(&t->incall, 1, memory_order_relaxed);
 	op->got = op__issue(p, t, op, &emul);
 	if (ex.natural)
 		exec_hold(p, t, op, c, want);
 	t1 = exec_clock();
 	op->t_end = t1;
-	if (op->waited)
+	if (op->waited) {
 		dep_set(&op->state, RS_DONE);
-	else
+		if (op->xsend & RP_XSEND_DONE)
+			mhost__sent(op - p->ops, RP_XSEND_DONE);
+	} else
 		atomic_store_explicit(&op->state, RS_DONE, memory_order_relaxed);
 	atomic_store_explicit(&t->incall, 0, memory_order_relaxed);
 	t->busy += t1 - op->t_issue;
@@ -537,6 +542,22 @@ static void *exec_thread(void *arg)
 	return NULL;
 }
 
+void exec__remote(struct rp_plan *p, uint32_t idx, unsigned int what)
+{
+	struct rp_op *op = &p->ops[idx];
+	uint64_t now = exec_clock();
+
+	if (what == RP_XSEND_START) {
+		op->t_issue = now;
+		dep_set(&op->state, RS_STARTED);
+		return;
+	}
+	if (!op->t_issue)
+		op->t_issue = now;
+	op->t_end = now;
+	dep_set(&op->state, RS_DONE);
+}
+
 /* --order single: every op, in trace order, on this one thread. */
 static void *exec_single(void *arg)
 {
@@ -548,6 +569,8 @@ static void *exec_single(void *arg)
 	for (uint32_t i = 0; i < p->nops; i++) {
 		struct rp_thread *t = &p->th[p->ops[i].tidx];
 
+		if (t->remote)
+			continue; /* multi-host: one thread per host */
 		atomic_store_explicit(&p->th[0].cur, i, memory_order_relaxed);
 		exec__one(p, t, &p->ops[i], &c);
 	}
@@ -593,7 +616,11 @@ static int exec_buffers(struct rp_plan *p, uint64_t *lag)
 		t->nlag = 0;
 		lag += t->nops;
 		t->skipped = calloc(p->ncalls + 1, sizeof(*t->skipped));
-		if (!t->skipped || posix_memalign(&t->buf, 4096, t->bufsz))
+		if (!t->skipped)
+			return -ENOMEM;
+		if (t->remote)
+			continue; /* another rank's: no call of it is made here */
+		if (posix_memalign(&t->buf, 4096, t->bufsz))
 			return -ENOMEM;
 		/* touch now, so page faults are not charged to the first calls */
 		memset(t->buf, 'r', t->bufsz);
@@ -683,9 +710,18 @@ int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 	ex.ovh0 = exec_calibrate();
 	ex.spin_ns = exec_spin_budget(p, o);
 	ex.tsc = !ex.natural && exec_tsc_ok();
+	/* multi-host: every rank starts together, and their messages arrive
+	 * once the ops have a clock */
+	if (mhost__barrier(o)) {
+		free(th);
+		free(lag);
+		return -ETIMEDOUT;
+	}
 	ex.ns0 = exec__now();
 	ex.t0 = exec_clock();
-	err = exec_start(p, th, &n);
+	err = mhost__go(p);
+	if (!err)
+		err = exec_start(p, th, &n);
 	if (err)
 		return -EAGAIN; /* the threads started may wait for ones that were not */
 	r->stalled = !watch__run(p, o, &ex.running, &ex.pacing);

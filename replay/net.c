@@ -120,14 +120,28 @@ static int net_bind(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 	return 0;
 }
 
-/* Connects to a port a traced socket listens on stay inside the replay. */
+/* Multi-host: the host of the server of the connection OP is on, or
+ * RP_NONE when the file does not say. */
+static uint32_t net_conn_server(const struct rp_plan *p, const struct rp_op *op)
+{
+	for (uint32_t k = 0; op->conn >= 0 && k < p->nconns; k++)
+		if (p->conns[k].id == op->conn)
+			return p->conns[k].server;
+	return RP_NONE;
+}
+
+/* Connects to a port a traced socket listens on stay inside the replay;
+ * across hosts, on the host the file says the connection's server is. */
 static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
+	uint32_t host = net_conn_server(p, op);
 	int peer;
 
 	op->a[2] = op->a[3] = -1;
 	for (uint32_t l = p->nlisten; l-- > 0;) {
 		if (n->listen_op[l] == RP_NONE || n->listen_port[l] != op->a[1])
+			continue;
+		if (host != RP_NONE && p->th[p->ops[n->listen_op[l]].tidx].host != host)
 			continue;
 		op->a[3] = l;
 		/* the listener must be listening before the connect is issued */

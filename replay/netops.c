@@ -40,12 +40,38 @@ static int64_t net_socket(struct rp_plan *p, struct rp_op *op)
 	return op->ret;
 }
 
+/* Multi-host: any address instead of loopback, for the other hosts' ranks. */
+static void net_any(struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_addr = in6addr_any;
+	else
+		((struct sockaddr_in *)ss)->sin_addr.s_addr = htonl(INADDR_ANY);
+}
+
+/* Multi-host: another host's listener, at its rank's IPv4 address (for an
+ * IPv6 socket, mapped). */
+static void net_remote(struct sockaddr_storage *ss, uint32_t addr)
+{
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+
+	if (ss->ss_family != AF_INET6) {
+		((struct sockaddr_in *)ss)->sin_addr.s_addr = addr;
+		return;
+	}
+	memset(&a6->sin6_addr, 0, sizeof(a6->sin6_addr));
+	a6->sin6_addr.s6_addr[10] = a6->sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&a6->sin6_addr.s6_addr[12], &addr, 4);
+}
+
 static int64_t net_bind(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = loopback__addr(&ss, sock_family(fd), 0);
 	int one = 1;
 
+	if (mhost__active())
+		net_any(&ss);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len))
 		return -errno;
@@ -70,7 +96,8 @@ static int64_t net_listen(struct rp_plan *p, const struct rp_op *op, int fd)
 static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
-	int port = -1;
+	uint32_t addr = 0;
+	int port = -1, r;
 	socklen_t len;
 
 	if (op->a[3] >= 0)
@@ -82,11 +109,17 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 		return RP_SKIPPED;
 	}
 	len = loopback__addr(&ss, sock_family(fd), port);
-	if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
-		return -errno;
+	if (op->a[3] >= 0 && mhost__listener(op->a[3], &addr))
+		net_remote(&ss, addr);
+	r = connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
+	if (r && r != -EINPROGRESS)
+		return r;
 	if (op->a[2] >= 0 && peer__connected(p, op->a[2]))
 		return -ECONNREFUSED;
-	/* on loopback a non-blocking connect has completed by now */
+	/* on loopback a non-blocking connect has completed by now; across
+	 * hosts, wait for it as the application's poll for it did */
+	if (addr && r)
+		mhost__connected(fd);
 	return op->ret == -EINPROGRESS ? -EINPROGRESS : 0;
 }
 

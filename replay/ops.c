@@ -301,10 +301,34 @@ static int64_t op_close_range(struct rp_plan *p, const struct rp_op *op)
 	return 0;
 }
 
+/*
+ * Multi-host: a process's exit closes its sockets, and the other end, on
+ * another host, reads end-of-file, as it did; the replay is one process
+ * that outlives them, and a peer on another rank would wait for ever.
+ * Sockets only: another thread of the process may still be replaying its
+ * calls on files in this order.
+ */
+static void op_exit(struct rp_plan *p, const struct rp_op *op)
+{
+	struct rp_proc *pr = &p->pr[op->pidx];
+	struct stat st;
+
+	if (!mhost__active() || strcmp(p->calls[op->call], "exit_group"))
+		return;
+	for (uint32_t k = 0; k < pr->nslot; k++) {
+		int fd = atomic_load(&pr->fd[k]);
+
+		if (fd >= 0 && !fstat(fd, &st) && S_ISSOCK(st.st_mode))
+			fd__set(p, op->pidx, k, RP_FD_UNSET, 0);
+	}
+}
+
 static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated)
 {
 	if (op->peer >= 0 && (op->kind == RK_READ || op->kind == RK_READV))
 		return peer__read(p, t, op, emulated);
+	if (op->xwait)
+		mhost__await(p, op);
 	/* a write the trace's client made fail */
 	if (op->peer >= 0 && (op->ret == -EPIPE || op->ret == -ECONNRESET) &&
 	    (op->kind == RK_SEND || op->kind == RK_WRITE || op->kind == RK_WRITEV ||
@@ -315,10 +339,12 @@ static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 		if (!op->reason)
 			report__note(op, RR_UNSUPPORTED);
 		return RP_SKIPPED;
+	case RK_EXIT:
+		op_exit(p, op);
+		return op->ret;
 	case RK_IGNORE:
 	case RK_WAIT:
 	case RK_SLEEP:
-	case RK_EXIT:
 		return op->ret;
 	case RK_OPEN:
 	case RK_MKDIR:

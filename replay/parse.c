@@ -23,9 +23,82 @@ struct loader {
 	uint32_t cap;
 };
 
+/* A multi-host file's "hosts": their names, which the threads refer to. */
+static int load_hosts(struct rp_plan *p, json_t *h)
+{
+	json_t *a = json_object_get(h, "hosts"), *o;
+	size_t i;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > RP_HOSTS_MAX)
+		return -EINVAL;
+	p->hosts = calloc(json_array_size(a) + 1, sizeof(*p->hosts));
+	if (!p->hosts)
+		return -ENOMEM;
+	json_array_foreach(a, i, o) {
+		const char *name = json_string_value(json_object_get(o, "name"));
+
+		if (!name || !*name)
+			return -EINVAL;
+		for (uint32_t k = 0; k < p->nhosts; k++)
+			if (!strcmp(p->hosts[k], name))
+				return -EINVAL;
+		p->hosts[p->nhosts] = strdup(name);
+		if (!p->hosts[p->nhosts++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The host a thread ran on, by name; every thread has one when there are
+ * several hosts. */
+static int load_thread_host(struct rp_plan *p, struct rp_thread *t, json_t *o)
+{
+	const char *name = json_string_value(json_object_get(o, "host"));
+
+	if (p->nhosts < 2)
+		return 0;
+	for (uint32_t k = 0; name && k < p->nhosts; k++)
+		if (!strcmp(p->hosts[k], name)) {
+			t->host = k;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* A multi-host file's "connections": the host of each one's server. */
+static int load_conns(struct rp_plan *p, json_t *h)
+{
+	json_t *a = json_object_get(h, "connections"), *o;
+	size_t i;
+
+	if (p->nhosts < 2 || !json_is_array(a))
+		return 0;
+	p->conns = calloc(json_array_size(a) + 1, sizeof(*p->conns));
+	if (!p->conns)
+		return -ENOMEM;
+	json_array_foreach(a, i, o) {
+		json_t *srv = json_object_get(json_object_get(o, "server"), "host");
+		uint32_t k;
+
+		for (k = 0; k < p->nhosts; k++)
+			if (json_is_string(srv) && !strcmp(p->hosts[k], json_string_value(srv)))
+				break;
+		if (k == p->nhosts || !json_is_integer(json_object_get(o, "id")))
+			return -EINVAL;
+		p->conns[p->nconns++] =
+			(struct rp_conn){ .id = json_integer_value(json_object_get(o, "id")),
+					  .server = k };
+	}
+	return 0;
+}
+
 static int load_threads(struct rp_plan *p, json_t *h)
 {
 	json_t *a = json_object_get(h, "threads"), *t;
+	struct rp_thread *th;
+	uint32_t n;
 	size_t i;
 
 	json_array_foreach(a, i, t) {
@@ -33,8 +106,16 @@ static int load_threads(struct rp_plan *p, json_t *h)
 
 		if (!json_is_integer(tid) || !json_is_integer(pid))
 			return -EINVAL;
-		if (!plan__thread(p, json_integer_value(tid), json_integer_value(pid)))
+		n = p->nth;
+		th = plan__thread(p, json_integer_value(tid), json_integer_value(pid));
+		if (!th)
 			return -ENOMEM;
+		/* tids name threads across the whole file: one listed twice may be
+		 * two hosts' threads, which the replay cannot tell apart */
+		if (p->nth == n && p->nhosts > 1)
+			return -EINVAL;
+		if (load_thread_host(p, th, t))
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -146,14 +227,23 @@ static int load_header(struct loader *l, json_t *h)
 	l->p->header_events = json_integer_value(json_object_get(h, "events"));
 	l->p->clock_start = json_integer_value(json_object_get(h, "clock_start_ns"));
 	l->p->causality = json_is_true(json_object_get(h, "causality"));
-	err = load_procs(l->p, h);
+	if (json_is_string(json_object_get(h, "calls_left_out")))
+		warn("%s was recorded without the %s calls (record --calls): the replay does not "
+		     "reproduce them, nor what they did to files, sockets and other threads",
+		     l->file, json_string_value(json_object_get(h, "calls_left_out")));
+	err = load_hosts(l->p, h);
+	if (!err)
+		err = load_conns(l->p, h);
+	if (!err)
+		err = load_procs(l->p, h);
 	if (!err)
 		err = load_threads(l->p, h);
 	if (!err)
 		err = load_files(l->p, h);
 	if (err)
 		err("%s:1: bad header: %s", l->file,
-		    err == -ENOMEM ? "out of memory" : "threads, processes or files malformed");
+		    err == -ENOMEM ? "out of memory" :
+				     "hosts, connections, threads, processes or files malformed");
 	return err;
 }
 

@@ -109,6 +109,10 @@ void plan__free(struct rp_plan *p)
 	}
 	for (uint32_t i = 0; i < p->ncalls; i++)
 		free(p->calls[i]);
+	for (uint32_t i = 0; i < p->nhosts; i++)
+		free(p->hosts[i]);
+	free(p->hosts);
+	free(p->conns);
 	free(p->ops);
 	free(p->th);
 	free(p->pr);

@@ -17,6 +17,8 @@
 /* A dep index with this bit waits for the op to start, not to finish; on an
  * op that is arrive_waited, for its thread to reach it (plan_rendezvous). */
 #define RP_DEP_START 0x80000000u
+/* Hosts of a multi-host file at most: one MPI rank each (mhost.c). */
+#define RP_HOSTS_MAX 64
 /* Largest per-thread buffer; larger counts are clamped (and show as short). */
 #define RP_BUF_MAX (64u << 20)
 
@@ -178,6 +180,13 @@ struct rp_op {
 	 * reach it, before the wait's own deps (plan_rendezvous) */
 	bool arrive_waited;
 	bool cut_target; /* a held timer before it ends with its deps (plan_cuts) */
+	/* multi-host: the op is another rank's, done when its message comes */
+	bool remote;
+	/* multi-host: other ranks wait for it; RP_XSEND_* (mhost.c) */
+	uint8_t xsend;
+	/* multi-host: a stream read fed by another host's write, whose bytes
+	 * cross the network after that write ended (mhost__await) */
+	bool xwait;
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan_rendezvous_counts) */
@@ -186,6 +195,8 @@ struct rp_op {
 	 * connection's identity through fork, exec, dup and fd passing; 0 none */
 	uint64_t sino;
 	int32_t peer; /* the external peer of that connection (net.c), or -1 */
+	/* multi-host: the header's connection between two hosts it is on, -1 */
+	int32_t conn;
 	/* its family when a TCP stream (AF_INET, AF_INET6), RP_SFAM_OTHER for
 	 * any other socket, 0 when the call does not say (read, write) */
 	uint8_t sfam;
@@ -240,6 +251,13 @@ struct rp_mapfile {
 	uint32_t op;
 	uint32_t dev;
 	uint64_t ino;
+};
+
+/* A TCP connection between two hosts of a multi-host file: which host its
+ * server is, so that a connect finds the listener on that host. */
+struct rp_conn {
+	int64_t id;
+	uint32_t server; /* host index */
 };
 
 /* An fd the process had before the trace saw it opened. */
@@ -303,6 +321,8 @@ struct rp_thread {
 	uint32_t nlag;
 	_Atomic uint32_t cur;	/* position in ops: progress and the stall report */
 	_Atomic uint8_t incall; /* inside the call at cur, for the stall report */
+	uint16_t host;		/* index in plan.hosts; 0 in a single-host file */
+	bool remote;		/* multi-host: another rank replays it */
 };
 
 /* Initial sandbox state: one entry per header file plus implied parent dirs. */
@@ -371,6 +391,10 @@ struct rp_plan {
 	int64_t clock_start;
 	uint64_t header_events;
 	bool causality; /* analyzed with --infer-causality: the deps are there */
+	char **hosts;	/* multi-host: the header's host names, in its order */
+	uint32_t nhosts;
+	struct rp_conn *conns; /* multi-host: the header's connections */
+	uint32_t nconns;
 };
 
 struct rp_opts {
@@ -386,6 +410,9 @@ struct rp_opts {
 	bool progress;
 	unsigned int stall_sec;
 	unsigned int settle_ms; /* --settle: idle this long before the timed phase */
+	/* --map HOST=RANK, as given; checked against the file's hosts (mhost.c) */
+	const char *map[RP_HOSTS_MAX];
+	uint32_t nmap;
 };
 
 /* The directory of sandbox root k: 0 --root, k the k-th --dev-root. */
@@ -464,11 +491,44 @@ struct rp_run {
 int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
 uint64_t exec__now(void);
 
+/* mhost.c: the multi-host replay, one MPI rank per host (docs/replay.md).
+ * All are no-ops for a single-host file, which needs no MPI. */
+#define RP_XSEND_DONE  1u /* other ranks wait for the op to end */
+#define RP_XSEND_START 2u /* for it to start (--order temporal) */
+/* After parsing: for more than one host, loads MPI, maps this rank to its
+ * host and its paths; 0, or -errno (message printed on this rank). */
+int mhost__begin(struct rp_plan *p, struct rp_opts *o);
+bool mhost__active(void);
+/* After compiling: the other hosts' threads, and who waits for whom. */
+int mhost__plan(struct rp_plan *p);
+/* exec.c: the start barrier, then the courier of cross-host deps. */
+int mhost__barrier(const struct rp_opts *o);
+int mhost__go(struct rp_plan *p);
+/* exec.c: op IDX, which other ranks wait for, started or ended. */
+void mhost__sent(uint32_t idx, unsigned int what);
+/* ops.c: before a read fed by another host, its bytes are waited for. */
+void mhost__await(struct rp_plan *p, struct rp_op *op);
+/* netops.c: a non-blocking connect to another host has completed (or failed,
+ * or a stall timeout passed). */
+void mhost__connected(int fd);
+/* netops.c: listener SLOT is another host's; *ADDR its rank's IPv4 address. */
+bool mhost__listener(uint32_t slot, uint32_t *addr);
+/* exec.c, for the courier: another rank's op IDX started or ended. */
+void exec__remote(struct rp_plan *p, uint32_t idx, unsigned int what);
+/* After the replay: the reports gathered to rank 0, which writes and
+ * prints them; returns the exit code.  mhost__fail ends the whole job. */
+int mhost__report(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
+void mhost__end(void);
+void mhost__fail(void);
+
 /* settle.c: syncfs every root, wait until --root's device is quiet */
 int settle__run(const struct rp_opts *o, struct rp_run *r);
 
 /* report.c */
 int report__write(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
+/* The report as JSON (report__write's), new reference, or NULL. */
+struct json_t;
+struct json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
 int report__timeline(const struct rp_plan *p, const char *file);
 void report__summary(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
 

@@ -21,7 +21,7 @@ struct totals {
 
 static bool counted(const struct rp_op *op)
 {
-	return op__is_io(op->kind) && op->got != RP_SKIPPED;
+	return op__is_io(op->kind) && op->got != RP_SKIPPED && !op->remote;
 }
 
 static void report_totals(const struct rp_plan *p, struct totals *s)
@@ -126,7 +126,8 @@ static json_t *report_threads(const struct rp_plan *p)
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; i < p->nth; i++)
-		json_array_append_new(a, report_thread(&p->th[i]));
+		if (!p->th[i].remote)
+			json_array_append_new(a, report_thread(&p->th[i]));
 	return a;
 }
 
@@ -208,7 +209,7 @@ static json_t *report_reasons(const struct rp_plan *p)
 
 static const char *const order_names[] = { "causal", "temporal", "single", "none", "think" };
 
-static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	struct totals s;
 	json_t *j;
@@ -244,7 +245,7 @@ static json_t *report_json(struct rp_plan *p, const struct rp_opts *o, struct rp
 
 int report__write(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
-	json_t *j = report_json(p, o, r);
+	json_t *j = report__json(p, o, r);
 	int err = 0;
 
 	if (!j)
@@ -279,7 +280,7 @@ int report__timeline(const struct rp_plan *p, const char *file)
 	for (uint32_t i = 0; i < p->nops; i++) {
 		const struct rp_op *op = &p->ops[i];
 
-		if (!op->t_end || op->got == RP_SKIPPED || op->kind == RK_IGNORE)
+		if (!op->t_end || op->got == RP_SKIPPED || op->kind == RK_IGNORE || op->remote)
 			continue;
 		fprintf(f, "%d\t%s\t%u\t%llu\t%llu\t%llu\t%llu\n", p->th[op->tidx].tid,
 			p->calls[op->call], op->id, (unsigned long long)op->ts,

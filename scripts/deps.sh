@@ -16,6 +16,9 @@ pkgs=(
 	# tests: the real services attached and loaded
 	redis-server redis-tools nginx apache2-utils wrk postgresql-15 iproute2
 	memcached libmemcached-tools
+	# multi-host replay (issue 20): mpirun starts one replayer per host, and
+	# the tests' MPI workloads are built with mpicc against libmpi.so.40
+	openmpi-bin libopenmpi-dev
 	# bench: the other tracers, workloads, file systems, tables and plots
 	strace bpftrace linux-perf fio sqlite3 libsqlite3-dev rocksdb-tools e2fsprogs xfsprogs
 	btrfs-progs bsdextrautils gnuplot-nox time

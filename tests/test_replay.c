@@ -688,6 +688,50 @@ static void test_replay__dev_roots(void)
 	plan__free(&p);
 }
 
+/* A multi-host file: the hosts and each thread's host are read; a thread of
+ * no host, a host named twice or a tid on two hosts are refused. */
+static void test_replay__hosts(void)
+{
+#define MH_HDR(hosts, threads)                                                        \
+	"{\"type\":\"header\",\"version\":1,\"events\":2,\"hosts\":[" hosts "],"      \
+	"\"threads\":[" threads "],\"processes\":[{\"pid\":1,\"ppid\":0},{\"pid\":2," \
+	"\"ppid\":0}],\"files\":[]}\n" FUTEX(0, 1, 100, "")                           \
+		FUTEX(1, 2, 110, "{\"id\":0,\"kind\":\"data\"}")
+#define AB "{\"name\":\"a\"},{\"name\":\"b\"}"
+	static const char good[] = MH_HDR(AB, "{\"tid\":1,\"pid\":1,\"host\":\"b\"},"
+					      "{\"tid\":2,\"pid\":2,\"host\":\"a\"}");
+	static const char *const bad[] = {
+		MH_HDR(AB, "{\"tid\":1,\"pid\":1,\"host\":\"b\"},{\"tid\":2,\"pid\":2}"),
+		MH_HDR(AB, "{\"tid\":1,\"pid\":1,\"host\":\"c\"},"
+			   "{\"tid\":2,\"pid\":2,\"host\":\"a\"}"),
+		MH_HDR("{\"name\":\"a\"},{\"name\":\"a\"}",
+		       "{\"tid\":1,\"pid\":1,\"host\":\"a\"},{\"tid\":2,\"pid\":2,\"host\":\"a\"}"),
+		MH_HDR(AB,
+		       "{\"tid\":1,\"pid\":1,\"host\":\"a\"},{\"tid\":1,\"pid\":2,\"host\":\"b\"}"),
+	};
+#undef AB
+#undef MH_HDR
+	struct rp_plan p;
+
+	CU_ASSERT_FATAL(plan_of(&p, good, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.nhosts, 2);
+	CU_ASSERT_STRING_EQUAL(p.hosts[0], "a");
+	CU_ASSERT_STRING_EQUAL(p.hosts[1], "b");
+	CU_ASSERT_EQUAL(p.th[0].host, 1);
+	CU_ASSERT_EQUAL(p.th[1].host, 0);
+	/* the cross-host dep is an ordinary dep of the plan */
+	CU_ASSERT(has_dep(&p, 1, 0));
+	plan__free(&p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CU_ASSERT(plan_of(&p, bad[i], RO_CAUSAL) != 0);
+		plan__free(&p);
+	}
+	/* a single-host file has no hosts, and needs none */
+	CU_ASSERT_FATAL(plan_of(&p, two_threads, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.nhosts, 0);
+	plan__free(&p);
+}
+
 static CU_TestInfo tests[] = {
 	{ "causal deps become op indexes", test_replay__causal_deps },
 	{ "orders none and temporal", test_replay__order_none_and_temporal },
@@ -705,6 +749,7 @@ static CU_TestInfo tests[] = {
 	{ "--dev-root: files and calls in their device's root", test_replay__dev_roots },
 	{ "pipe ends from ret_fds", test_replay__pipe_ends_from_ret_fds },
 	{ "fd passed with SCM_RIGHTS", test_replay__fd_passed_with_scm_rights },
+	{ "multi-host: hosts and threads' hosts", test_replay__hosts },
 	CU_TEST_INFO_NULL,
 };
 

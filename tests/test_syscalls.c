@@ -239,6 +239,52 @@ static void test_syscalls__clone_order(void)
 	CU_ASSERT_TRUE(syscall__arg_shown(clone_, thread, 4));
 }
 
+/* --calls: names parse, proc is always on, and the kernel filter keeps a
+ * call exactly when one of its families is chosen. */
+static void test_syscalls__families(void)
+{
+	struct iot_sc_desc desc[IOT_NR_MAX];
+	const struct syscall_info *t;
+	const char *bad = NULL;
+	unsigned int n;
+	char buf[64];
+	uint32_t fam;
+
+	CU_ASSERT_EQUAL(syscall__parse_families("file,sync", &fam, &bad), 0);
+	CU_ASSERT_EQUAL(fam, IOT_FAM_FILE | IOT_FAM_SYNC | IOT_FAM_PROC);
+	CU_ASSERT_EQUAL(syscall__parse_families("all", &fam, &bad), 0);
+	CU_ASSERT_EQUAL(fam, IOT_FAM_ALL);
+	CU_ASSERT_EQUAL(syscall__parse_families("net,disk", &fam, &bad), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(bad, "disk");
+	CU_ASSERT_EQUAL(syscall__parse_families("file,", &fam, &bad), -EINVAL);
+	CU_ASSERT_EQUAL(syscall__parse_families("", &fam, &bad), -EINVAL);
+	CU_ASSERT_EQUAL(syscall__parse_families("files", &fam, &bad), -EINVAL);
+	syscall__format_families(IOT_FAM_NET | IOT_FAM_MEM, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "net,mem");
+
+	syscall__fill_desc(desc, IOT_FAM_SYNC);
+	CU_ASSERT_TRUE(desc[SYS_fsync].flags & IOT_SCD_TRACE);
+	CU_ASSERT_TRUE(desc[SYS_clone].flags & IOT_SCD_TRACE); /* proc: always */
+	CU_ASSERT_FALSE(desc[SYS_openat].flags & IOT_SCD_TRACE);
+	CU_ASSERT_FALSE(desc[SYS_read].flags & IOT_SCD_TRACE);
+	CU_ASSERT_TRUE(desc[SYS_openat].flags & IOT_SCD_RET_FD); /* only TRACE goes */
+	syscall__fill_desc(desc, IOT_FAM_NET);
+	CU_ASSERT_TRUE(desc[SYS_read].flags & IOT_SCD_TRACE); /* fd calls: any fd family */
+	CU_ASSERT_TRUE(desc[SYS_close].flags & IOT_SCD_TRACE);
+	CU_ASSERT_TRUE(desc[SYS_epoll_wait].flags & IOT_SCD_TRACE);
+	CU_ASSERT_TRUE(desc[SYS_sendto].flags & IOT_SCD_TRACE);
+	CU_ASSERT_FALSE(desc[SYS_futex].flags & IOT_SCD_TRACE);
+	CU_ASSERT_FALSE(desc[SYS_pread64].flags & IOT_SCD_TRACE);
+	CU_ASSERT_FALSE(desc[SYS_mmap].flags & IOT_SCD_TRACE);
+	/* every call the table knows is in some family, and all keeps them all */
+	syscall__fill_desc(desc, IOT_FAM_ALL);
+	t = syscall__table(&n);
+	for (unsigned int i = 0; i < n; i++) {
+		CU_ASSERT_NOT_EQUAL(syscall__families(&t[i]), 0);
+		CU_ASSERT_TRUE(desc[t[i].nr].flags & IOT_SCD_TRACE);
+	}
+}
+
 static void test_fdtable__follows_fds(void)
 {
 	struct fdtable *t = fdtable__new();
@@ -272,6 +318,7 @@ static CU_TestInfo tests[] = {
 	{ "decode return values", test_syscalls__decode_ret },
 	{ "arguments shown as strace shows them", test_syscalls__args_shown },
 	{ "clone in strace's order", test_syscalls__clone_order },
+	{ "call families of --calls", test_syscalls__families },
 	{ "fdtable follows fds", test_fdtable__follows_fds },
 	CU_TEST_INFO_NULL,
 };

@@ -20,6 +20,9 @@ test_usage()
 	expect_exit 2 "$IOTRACE" record -p 1 -- true
 	expect_exit 2 "$IOTRACE" record -b 3 -- true
 	expect_exit 2 "$IOTRACE" record -d -1 -- true
+	expect_exit 2 "$IOTRACE" record --calls file,disk -- true
+	err_has "unknown call family 'disk'"
+	expect_exit 2 "$IOTRACE" record --calls '' -- true
 	expect_exit 2 "$IOTRACE" info
 	expect_exit 0 "$IOTRACE" --help
 	expect_exit 0 "$IOTRACE" record --help

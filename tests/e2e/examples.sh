@@ -85,19 +85,20 @@ test_root_tmp_dev_proc()
 test_readme_record_info_dump()
 {
 	need_bpf
-	local n=0 line a b ng picked
+	local n=0 line a b ng
 	cp "$(command -v bash)" nginx
 	./nginx -c 'for ((i = 0; i < 300; i++)); do cat /etc/hostname; sleep 0.1; done' \
 		>/dev/null &
 	ng=$!
 	sleep 30 & a=$!
 	sleep 30 & b=$!
-	picked=$(pgrep -o nginx)
 	for sec in record info dump; do
 		while IFS= read -r line; do
 			line=${line//--duration 30/--duration 2}
 			line=${line//1234,1240/$a,$b}
 			line=${line//-t 4243/-t $ng}
+			# ours: an older nginx of somebody else's may exit while recorded
+			line=${line//'$(pgrep -o nginx)'/$ng}
 			# "-p A,B --no-children" records until both end
 			[[ $line == *"-p $a,$b"* ]] && (sleep 2; kill $a $b) &
 			run_example "$line"
@@ -106,9 +107,7 @@ test_readme_record_info_dump()
 	done
 	kill $ng 2>/dev/null
 	ge "README record, info and dump examples run" "$n" 8
-	# ours, busy, unless the machine runs an older, idle, real nginx
-	[ "$picked" != "$ng" ] || jq -e '.events > 0' <("$IOTRACE" info nginx.iot) >/dev/null ||
-		fail "nginx.iot holds no events"
+	jq -e '.events > 0' <("$IOTRACE" info nginx.iot) >/dev/null || fail "nginx.iot holds no events"
 	[ "$(jq -e .events <("$IOTRACE" info ls.iot))" -gt 0 ] || fail "ls.iot holds no events"
 }
 

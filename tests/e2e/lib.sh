@@ -103,6 +103,18 @@ wait_for()
 	fail "'$2' never appeared in $1"
 }
 
+# free_port: a TCP port nothing on 127.0.0.1 listens on, derived from $$ so
+# that tests running at the same time start from different places.
+free_port()
+{
+	local port=$((20000 + ($$ * 7 + RANDOM) % 30000)) i
+	for ((i = 0; i < 200; i++)); do
+		ss -Htln "sport = :$port" 2>/dev/null | grep -q . || { echo $port; return; }
+		port=$((port + 1))
+	done
+	fail "no free port"
+}
+
 # recording_started TRACE [SECONDS]: until record has attached.  The trace
 # file gets its name only then (loading the programs can take seconds on a
 # loaded machine).

@@ -33,6 +33,25 @@ test_file_enrichment()
 	done
 }
 
+# Without PIDFD_THREAD (Linux 6.9) the recorder cannot give a target's
+# threads their task storage, and the programs fall back to the traced-process
+# hash: every thread is still recorded, with a warning that says what is slower.
+test_thread_pidfd_fallback()
+{
+	need_bpf
+	mkdir d
+	IOTRACE_NO_THREAD_PIDFD=1 "$IOTRACE" record -o t.iot -- "$PROGS/fileio" "$T/d" 3 >out 2>err ||
+		fail "record failed: $(cat err)"
+	grep -q "kernel lacks PIDFD_THREAD" err || fail "no warning: $(cat err)"
+	local k tid
+	for k in 0 1 2; do
+		tid=$(kv out tid "thread=$k ")
+		eq "thread $k fsync" "$(q t.iot '[.[] | select(.tid == '"$tid"' and .call == "fsync")] | length')" 1
+	done
+	eq "lost" "$("$IOTRACE" info t.iot | jq .lost_events)" 0
+	eq "no enter" "$("$IOTRACE" info t.iot | jq .loss.exit_without_enter)" 0
+}
+
 # A CPU batches records and sends them to the ring when it switches or fills:
 # calls made just before a long stretch of computing are still in the batch
 # when --duration ends the recording, and must be read out, not dropped.
@@ -126,6 +145,36 @@ test_attach_pid()
 	grep -q "events in .*, 0 lost" err || fail "summary: $(cat err)"
 }
 
+# Attach to a process whose threads were busy in syscalls before the attach:
+# each CPU has them remembered as untraced and they have no task storage yet.
+# Every thread must be recorded from the attach on, so neither the verdict
+# nor the storage that marks a traced thread may be missing or stale.
+test_attach_busy_threads()
+{
+	need_bpf
+	head -c 1048576 /dev/urandom >data
+	"$PROGS/preads" "$T/data" 2 20000000 &
+	local pid=$! i tid n
+	for ((i = 0; i < 100; i++)); do
+		[ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -ge 3 ] && break
+		sleep 0.05
+	done
+	sleep 0.2 # the workers' calls have gone through every CPU's verdict
+	record -p "$pid" -d 0.5 -o t.iot 2>err
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	# the attach snapshot names the threads; the text dump counts fast
+	"$IOTRACE" dump t.iot >dump
+	local tids
+	tids=$(awk '$4 == "#" && $5 == "thread" && $7 == "comm" { print $6 }' dump | sort -u)
+	eq "threads" "$(echo "$tids" | wc -w)" 3
+	for tid in $tids; do
+		[ "$tid" = "$pid" ] && continue
+		n=$(awk -v t="$tid" '$2 == t && $4 ~ /^pread64\(/' dump | wc -l)
+		ge "preads of thread $tid" "$n" 100
+	done
+}
+
 # A master with an existing worker and a worker forked after the attach are
 # all followed; with --no-children only the master is.
 test_attach_descendants()
@@ -162,6 +211,37 @@ test_ipc_and_mmap()
 	ge "pages seen" "$(q t.iot '[.[] | select(.type == "page" and .ino == '"$ino"' and (.kind == "fault" or .kind == "map_pages"))] | length')" 1
 	eq "page 3 written" "$(q t.iot '[.[] | select(.type == "page" and .ino == '"$ino"' and .kind == "fault" and .index <= 3 and .index + .npages > 3)] | length')" 1
 	eq "msync" "$(q t.iot '[.[] | select(.call == "msync" and .ret == 0)] | length')" 1
+}
+
+# --calls file: the calls of the families left out are not in the trace (the
+# kernel filter drops them), nor page records; the trace says what is missing,
+# analyze drops the rules that would need it and replay says so.
+test_calls_subset()
+{
+	need_bpf
+	record --calls file -o t.iot -- "$PROGS/ipc" "$T" >out
+	q t.iot '[.[] | select(.type == "syscall") | .call] | unique | join(" ")' >calls
+	grep -qw openat calls || fail "no openat in --calls file: $(cat calls)"
+	grep -qw clone3 calls || grep -qw clone calls || fail "no thread creation (proc is always on)"
+	local c
+	for c in pipe2 socketpair connect accept accept4 eventfd2 futex mmap msync socket; do
+		grep -qw "$c" calls && fail "$c recorded with --calls file"
+	done
+	eq "pages" "$(q t.iot '[.[] | select(.type == "page")] | length')" 0
+	"$IOTRACE" info t.iot >info.json
+	eq "families" "$(jq -r .call_families info.json)" "file,proc"
+	eq "left out" "$(jq -r .call_families_left_out info.json)" "sync,net,ipc,mem"
+	"$IOTRACE" analyze --infer-causality t.iot -o t.jsonl 2>err || fail "analyze failed"
+	grep -q "rule data dropped: it needs the net,ipc,mem calls" err || fail "no data warning: $(cat err)"
+	eq "rules" "$(head -1 t.jsonl | jq -r '.causality_stats.rules | join(",")')" "process,name"
+	eq "header" "$(head -1 t.jsonl | jq -r .calls_left_out)" "sync,net,ipc,mem"
+	mkdir root
+	"$IOTRACE" replay t.jsonl --root "$T/root" --afap >/dev/null 2>err || true
+	grep -q "recorded without the sync,net,ipc,mem calls" err || fail "replay did not say: $(cat err)"
+	# and the default still records everything, with no such record
+	record -o all.iot -- "$PROGS/ipc" "$T" >out
+	eq "all" "$("$IOTRACE" info all.iot | jq -r .call_families_left_out)" ""
+	ge "pipe2 by default" "$(q all.iot '[.[] | select(.call == "pipe2")] | length')" 1
 }
 
 # The pipe reader is woken by the writer: wakeup records name the waker.

@@ -3,18 +3,6 @@
 # record -p, analyze, replay in a sandbox with the clients played by the
 # replayer.  What was captured is printed, so the log says what was tested.
 
-# free_port: a TCP port nothing on 127.0.0.1 listens on, derived from $$ so
-# that tests running at the same time start from different places.
-free_port()
-{
-	local port=$((20000 + ($$ * 7 + RANDOM) % 30000)) i
-	for ((i = 0; i < 200; i++)); do
-		ss -Htln "sport = :$port" 2>/dev/null | grep -q . || { echo $port; return; }
-		port=$((port + 1))
-	done
-	fail "no free port"
-}
-
 # replay_both JSONL: replays in --afap and --natural; every call reproduced:
 # no failure, no short transfer, no socket read or write skipped or
 # emulated, no stall (a stall exits 1).

@@ -1,0 +1,771 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The multi-host replay: `mpirun -np N iotrace replay job.jsonl` runs one
+ * rank per host of the file.  Every rank loads and compiles the whole file,
+ * so an op's index names it on every rank; each replays its own host's
+ * threads, and the others' ops are done when their rank says so.  A courier
+ * thread carries those messages: the ends (and, for --order temporal, the
+ * starts) of ops that another rank's ops depend on.  The replay threads
+ * wait for a remote op on its state word as for a local one.  Reports are
+ * gathered to rank 0.  Only the courier calls MPI while the replay runs
+ * (MPI_THREAD_SERIALIZED); every wait has a deadline.
+ */
+#include <errno.h>
+#include <ifaddrs.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <jansson.h>
+
+#include "lib/log.h"
+#include "replay/mpi.h"
+#include "replay/replay.h"
+#include "replay/run.h"
+
+enum { TAG_DEP = 1, TAG_LEN = 2, TAG_REPORT = 3, TAG_BEAT = 4 };
+#define DEP_START 0x80000000u  /* in a TAG_DEP message: started, not ended */
+#define BEAT_NS	  250000000ull /* a replaying rank tells rank 0 it lives this often */
+/* the start barrier waits this many stall timeouts for the slowest rank's
+ * preparation, which sends no heartbeat */
+#define BARRIER_STALLS 10
+/* with no stall timeout, a read waits this long at most for its bytes */
+#define AWAIT_MAX_NS 10000000000ull
+
+/* A TAG_DEP message: an op that started or ended on its rank; for a
+ * listen, where the other ranks' connects find it. */
+struct xmsg {
+	uint32_t idx;  /* op index, DEP_START for a start */
+	uint32_t addr; /* listen: this rank's IPv4 address, network order */
+	int32_t port;  /* listen: its replay port, else 0 */
+};
+
+static struct mhost {
+	bool active;
+	int rank, size, me;	   /* me: this rank's host */
+	int rank_of[RP_HOSTS_MAX]; /* host -> rank */
+	uint64_t *to[2];	   /* per op: ranks that wait for its end, its start */
+	uint32_t nexpect;	   /* messages this rank waits for */
+	struct xmsg *q;		   /* messages to send, in the order ops got there */
+	uint32_t qcap;
+	_Atomic uint32_t qn;
+	pthread_mutex_t qlock;
+	mpi_req *sreq; /* one per message and rank it goes to */
+	pthread_t courier;
+	bool courier_up;
+	_Atomic bool stop;
+	int err;
+	uint64_t waits, deps, sent, received; /* for the report */
+	uint64_t events;		      /* this host's */
+	uint64_t stall_ns;
+	struct rp_plan *p;
+	uint32_t addr;	    /* this rank's IPv4 address, network order */
+	uint32_t *lsn_addr; /* listener slot -> its rank's address, 0 when local */
+} xh = { .qlock = PTHREAD_MUTEX_INITIALIZER };
+
+bool mhost__active(void)
+{
+	return xh.active;
+}
+
+static int mhost_rank_arg(const char *s, const char **host, size_t *hlen)
+{
+	const char *eq = strrchr(s, '=');
+	char *end;
+	long r;
+
+	if (!eq || eq == s || !eq[1])
+		return -1;
+	r = strtol(eq + 1, &end, 10);
+	if (*end || r < 0 || r >= RP_HOSTS_MAX)
+		return -1;
+	*host = s;
+	*hlen = eq - s;
+	return r;
+}
+
+/* --map HOST=RANK first, then the other hosts in header order on the
+ * lowest ranks left: one host per rank, every rank one host. */
+static int mhost_map(const struct rp_plan *p, const struct rp_opts *o)
+{
+	bool taken[RP_HOSTS_MAX] = { 0 };
+
+	for (uint32_t h = 0; h < p->nhosts; h++)
+		xh.rank_of[h] = -1;
+	for (uint32_t i = 0; i < o->nmap; i++) {
+		const char *host = NULL;
+		size_t len = 0;
+		int r = mhost_rank_arg(o->map[i], &host, &len);
+		uint32_t h;
+
+		for (h = 0; h < p->nhosts; h++)
+			if (strlen(p->hosts[h]) == len && !strncmp(p->hosts[h], host, len))
+				break;
+		if (h == p->nhosts) {
+			err("replay: --map %s: the file has no host '%.*s'", o->map[i], (int)len,
+			    host);
+			return -EINVAL;
+		}
+		if (r >= xh.size || taken[r] || xh.rank_of[h] >= 0) {
+			err("replay: --map %s: %s", o->map[i],
+			    r >= xh.size ? "no such rank" : "a host and a rank are mapped once");
+			return -EINVAL;
+		}
+		xh.rank_of[h] = r;
+		taken[r] = true;
+	}
+	for (uint32_t h = 0, r = 0; h < p->nhosts; h++) {
+		while (xh.rank_of[h] < 0 && taken[r])
+			r++;
+		if (xh.rank_of[h] < 0)
+			taken[xh.rank_of[h] = r] = true;
+		if (xh.rank_of[h] == xh.rank)
+			xh.me = h;
+	}
+	return 0;
+}
+
+/* PAT with %h the host and %r the rank; without either, DIR/HOST for a
+ * directory (SEP '/') or FILE.HOST for a file (SEP '.'). */
+static const char *mhost_path(const char *pat, const char *host, int rank, char sep)
+{
+	size_t n = strlen(pat) + 16 * strlen(host) + 32, k = 0;
+	char *s = malloc(n);
+
+	if (!s)
+		return NULL;
+	if (!strstr(pat, "%h") && !strstr(pat, "%r")) {
+		snprintf(s, n, "%s%c%s", pat, sep, host);
+		return s;
+	}
+	for (; *pat && k + strlen(host) + 16 < n; pat++) {
+		if (pat[0] == '%' && pat[1] == 'h')
+			k += snprintf(s + k, n - k, "%s", host), pat++;
+		else if (pat[0] == '%' && pat[1] == 'r')
+			k += snprintf(s + k, n - k, "%d", rank), pat++;
+		else
+			s[k++] = *pat;
+	}
+	s[k] = '\0';
+	return s;
+}
+
+static int mhost_paths(struct rp_opts *o, const char *host)
+{
+	o->root = mhost_path(o->root, host, xh.rank, '/');
+	for (uint32_t k = 0; k < o->ndevroot && o->root; k++)
+		if (!(o->devroot[k].dir = mhost_path(o->devroot[k].dir, host, xh.rank, '/')))
+			return -ENOMEM;
+	if (o->timeline && !(o->timeline = mhost_path(o->timeline, host, xh.rank, '.')))
+		return -ENOMEM;
+	return o->root ? 0 : -ENOMEM;
+}
+
+/* mpirun -np N with a single-host file: N replays into one root */
+static int mhost_single(const struct rp_plan *p, const struct rp_opts *o)
+{
+	const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+
+	if (!n || atoi(n) < 2)
+		return 0;
+	err("replay: %s has %s host: replay it without mpirun", o->file,
+	    p->nhosts ? "one" : "no multi-host header, so one");
+	return -EINVAL;
+}
+
+/* The address other ranks reach this one at: the first IPv4 address of an
+ * interface that is up and not loopback. */
+static int mhost_addr(void)
+{
+	struct ifaddrs *ifa, *i;
+
+	if (getifaddrs(&ifa))
+		return -errno;
+	for (i = ifa; i && !xh.addr; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && i->ifa_flags & IFF_UP &&
+		    !(i->ifa_flags & IFF_LOOPBACK))
+			xh.addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+	freeifaddrs(ifa);
+	return xh.addr ? 0 : -ENOENT;
+}
+
+int mhost__begin(struct rp_plan *p, struct rp_opts *o)
+{
+	int err;
+
+	if (p->nhosts < 2)
+		return mhost_single(p, o);
+	err = mpi__init(&xh.rank, &xh.size);
+	xh.active = true;
+	if (err)
+		return err;
+	xh.stall_ns = o->stall_sec * 1000000000ull;
+	if (xh.size < (int)p->nhosts || xh.size > (int)p->nhosts) {
+		err("replay: %s has %u hosts and mpirun started %d ranks: start one rank per "
+		    "host (mpirun -np %u)",
+		    o->file, p->nhosts, xh.size, p->nhosts);
+		return -EINVAL;
+	}
+	err = mhost_map(p, o);
+	if (!err)
+		err = mhost_paths(o, p->hosts[xh.me]);
+	if (!err && mhost_addr())
+		warn("rank %d: no address of its own: connections from other hosts will fail",
+		     xh.rank);
+	if (!err)
+		dbg("rank %d of %d replays host %s in %s", xh.rank, xh.size, p->hosts[xh.me],
+		    o->root);
+	return err;
+}
+
+/* How long a call waits for the network at most. */
+static uint64_t mh_wait_ns(void)
+{
+	return xh.stall_ns ? xh.stall_ns : AWAIT_MAX_NS;
+}
+
+/* A read of a socket (or pipe) that got bytes in the trace. */
+static bool mhost_stream_read(const struct rp_op *op)
+{
+	return op->ret > 0 && (op->kind == RK_RECV ||
+			       ((op->kind == RK_READ || op->kind == RK_READV) && op->stream));
+}
+
+/*
+ * A read fed by another host's write: that write has ended, and its bytes
+ * are on their way, maybe behind the message that said so.  In the
+ * application they had arrived when the read was made (it got them): wait
+ * until the socket has as many bytes as the read got, or its other end is
+ * gone, for at most a stall timeout; the read then finds them, as it did,
+ * instead of fewer (short) or none (EAGAIN on a non-blocking socket).
+ */
+void mhost__await(struct rp_plan *p, struct rp_op *op)
+{
+	uint64_t until = mpi__now() + mh_wait_ns();
+	int fd = fd__get(p, op, op->fd), n = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
+
+	if (fd < 0)
+		return;
+	while (!ioctl(fd, FIONREAD, &n) && n < op->ret && mpi__now() < until) {
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) > 0 && pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
+			return;
+		mpi__nap();
+	}
+}
+
+void mhost__connected(int fd)
+{
+	uint64_t wait = mh_wait_ns();
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+	poll(&pfd, 1, wait / 1000000);
+}
+
+/* Who waits for whom across hosts: every rank computes all of it alike. */
+static void mhost_edges(struct rp_plan *p, uint8_t *want)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i], *dep;
+		uint16_t host = p->th[op->tidx].host;
+		bool waits = false;
+
+		for (uint32_t k = 0; k < op->ndeps; k++) {
+			bool start = op->deps[k] & RP_DEP_START;
+			unsigned int what = start ? RP_XSEND_START : RP_XSEND_DONE;
+			uint32_t d = op->deps[k] & ~RP_DEP_START;
+
+			dep = &p->ops[d];
+			if (p->th[dep->tidx].host == host)
+				continue;
+			if (!op->remote) {
+				op->xwait |= !start && mhost_stream_read(op);
+				xh.deps++;
+				waits = true;
+				xh.nexpect += !(want[d] & what);
+				want[d] |= what;
+			}
+			if (!dep->remote) {
+				xh.qcap += !(dep->xsend & what);
+				dep->xsend |= what;
+				xh.to[start][d] |= 1ull << xh.rank_of[host];
+			}
+		}
+		xh.waits += waits;
+	}
+}
+
+int mhost__plan(struct rp_plan *p)
+{
+	uint8_t *want;
+
+	if (!xh.active)
+		return 0;
+	xh.p = p;
+	for (uint32_t t = 0; t < p->nth; t++)
+		if ((p->th[t].remote = p->th[t].host != (uint16_t)xh.me))
+			p->th[t].nops = 0; /* its ops run on another rank */
+	for (uint32_t i = 0; i < p->nops; i++) {
+		p->ops[i].remote = p->th[p->ops[i].tidx].remote;
+		xh.events += !p->ops[i].remote;
+	}
+	xh.to[0] = calloc(p->nops + 1, sizeof(*xh.to[0]));
+	xh.to[1] = calloc(p->nops + 1, sizeof(*xh.to[1]));
+	want = calloc(p->nops + 1, 1);
+	if (!xh.to[0] || !xh.to[1] || !want) {
+		free(want);
+		return -ENOMEM;
+	}
+	mhost_edges(p, want);
+	free(want);
+	xh.q = calloc(xh.qcap + 1, sizeof(*xh.q));
+	xh.lsn_addr = calloc(p->nlisten + 1, sizeof(*xh.lsn_addr));
+	/* the sends: at most one per message kind and rank */
+	xh.sreq = calloc((size_t)xh.qcap * xh.size + 1, sizeof(*xh.sreq));
+	if (!xh.q || !xh.sreq || !xh.lsn_addr)
+		return -ENOMEM;
+	dbg("rank %d: %" PRIu64 " ops wait for other hosts (%" PRIu64 " deps, %u messages in, "
+	    "%u out)",
+	    xh.rank, xh.waits, xh.deps, xh.nexpect, xh.qcap);
+	return 0;
+}
+
+void mhost__sent(uint32_t idx, unsigned int what)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&xh.qlock);
+	n = atomic_load_explicit(&xh.qn, memory_order_relaxed);
+	if (n < xh.qcap) {
+		struct rp_op *op = &xh.p->ops[idx];
+
+		xh.q[n] = (struct xmsg){ .idx = idx | (what == RP_XSEND_START ? DEP_START : 0) };
+		/* the other hosts connect to it on this rank's address */
+		if (op->kind == RK_LISTEN && op->a[3] >= 0 && what == RP_XSEND_DONE) {
+			xh.q[n].addr = xh.addr;
+			xh.q[n].port = atomic_load(&xh.p->ports[op->a[3]]);
+		}
+		atomic_store_explicit(&xh.qn, n + 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&xh.qlock);
+}
+
+int mhost__barrier(const struct rp_opts *o)
+{
+	uint64_t wait = o->stall_sec * BARRIER_STALLS * 1000000000ull;
+	int err;
+
+	if (!xh.active)
+		return 0;
+	err = mpi__barrier(wait ? mpi__now() + wait : 0);
+	if (err)
+		err("replay: rank %d: the other ranks did not reach the start in %u s%s", xh.rank,
+		    o->stall_sec * BARRIER_STALLS, err == -ETIMEDOUT ? "" : " (MPI error)");
+	return err;
+}
+
+/* Sends message K of the queue to every rank that waits for it. */
+static int courier_send(uint32_t k, uint32_t *ns)
+{
+	uint32_t v = xh.q[k].idx, idx = v & ~DEP_START;
+	uint64_t to = xh.to[!!(v & DEP_START)][idx];
+
+	for (int r = 0; r < xh.size; r++)
+		if (to & (1ull << r)) {
+			if (mpi__isend(&xh.q[k], sizeof(xh.q[k]), r, TAG_DEP, &xh.sreq[(*ns)++]))
+				return -EIO;
+			xh.sent++;
+		}
+	return 0;
+}
+
+struct courier {
+	uint32_t qdone, ns, sdone, left;
+	struct xmsg rbuf;
+	mpi_req rreq, beat[RP_HOSTS_MAX];
+	bool beating[RP_HOSTS_MAX];
+	uint64_t last_beat;
+};
+
+/* Another host's listener listens: its connects here go to its address. */
+static void courier_listener(const struct xmsg *m)
+{
+	const struct rp_op *op = &xh.p->ops[m->idx & ~DEP_START];
+
+	if (op->kind != RK_LISTEN || op->a[3] < 0 || m->port <= 0 || !xh.lsn_addr)
+		return;
+	xh.lsn_addr[op->a[3]] = m->addr;
+	atomic_store(&xh.p->ports[op->a[3]], m->port);
+}
+
+bool mhost__listener(uint32_t slot, uint32_t *addr)
+{
+	if (!xh.active || !xh.lsn_addr || !xh.lsn_addr[slot])
+		return false;
+	*addr = xh.lsn_addr[slot];
+	return true;
+}
+
+/* One round: what the replay threads queued goes out, what came in is
+ * released, finished sends are retired; true when it did anything. */
+static bool courier_round(struct courier *c)
+{
+	uint32_t n = atomic_load_explicit(&xh.qn, memory_order_acquire);
+	bool busy = false;
+	int r;
+
+	for (; c->qdone < n && !xh.err; c->qdone++, busy = true)
+		xh.err = courier_send(c->qdone, &c->ns);
+	if (c->left && (r = mpi__test(&c->rreq))) {
+		if (r < 0)
+			return xh.err = r, false;
+		/* every rank compiled the same file, or the indexes mean nothing */
+		if ((c->rbuf.idx & ~DEP_START) >= xh.p->nops ||
+		    !xh.p->ops[c->rbuf.idx & ~DEP_START].remote) {
+			err("replay: rank %d: a message for an event that is not another host's: "
+			    "do all ranks read the same file?",
+			    xh.rank);
+			return xh.err = -EPROTO, false;
+		}
+		courier_listener(&c->rbuf);
+		exec__remote(xh.p, c->rbuf.idx & ~DEP_START,
+			     c->rbuf.idx & DEP_START ? RP_XSEND_START : RP_XSEND_DONE);
+		xh.received++;
+		if (--c->left)
+			xh.err = mpi__irecv(&c->rbuf, sizeof(c->rbuf), -1, TAG_DEP, &c->rreq);
+		busy = true;
+	}
+	while (c->sdone < c->ns && mpi__test(&xh.sreq[c->sdone]) == 1)
+		c->sdone++;
+	return busy;
+}
+
+/* Ranks other than 0 tell rank 0 they live, which is what its wait for
+ * their reports is bounded by; rank 0 tells them, for their wait to hand
+ * their reports over while it still replays. */
+static void courier_beat(struct courier *c)
+{
+	static const uint32_t beat = 1;
+	uint64_t now = mpi__now();
+
+	if (now - c->last_beat < BEAT_NS)
+		return;
+	c->last_beat = now;
+	for (int r = xh.rank ? 0 : 1; r < (xh.rank ? 1 : xh.size); r++) {
+		if (c->beating[r] && mpi__test(&c->beat[r]) != 1)
+			continue;
+		c->beating[r] = !mpi__isend(&beat, sizeof(beat), r, TAG_BEAT, &c->beat[r]);
+	}
+}
+
+static void *courier_run(void *arg)
+{
+	struct courier *c = arg;
+	uint64_t stop = 0;
+
+	c->left = xh.nexpect;
+	if (c->left)
+		xh.err = mpi__irecv(&c->rbuf, sizeof(c->rbuf), -1, TAG_DEP, &c->rreq);
+	while (!xh.err) {
+		bool busy = courier_round(c);
+
+		courier_beat(c);
+		if (atomic_load(&xh.stop) && c->qdone == atomic_load(&xh.qn) && c->sdone == c->ns)
+			break;
+		/* the replay is over here: what is left is other ranks taking
+		 * their messages, which a dead rank never does */
+		if (atomic_load(&xh.stop) && !stop)
+			stop = mpi__now();
+		if (stop && xh.stall_ns && mpi__now() - stop > xh.stall_ns)
+			xh.err = -ETIMEDOUT;
+		if (!busy)
+			mpi__nap();
+	}
+	if (c->left)
+		mpi__cancel(&c->rreq);
+	for (int r = 0; r < xh.size; r++)
+		if (c->beating[r])
+			mpi__wait(&c->beat[r], xh.stall_ns ? mpi__now() + xh.stall_ns : 0);
+	return NULL;
+}
+
+int mhost__go(struct rp_plan *p)
+{
+	static struct courier c;
+	int err;
+
+	if (!xh.active)
+		return 0;
+	(void)p;
+	memset(&c, 0, sizeof(c));
+	c.last_beat = mpi__now();
+	err = -pthread_create(&xh.courier, NULL, courier_run, &c);
+	if (err)
+		err("replay: cannot start the courier thread: %s", strerror(-err));
+	xh.courier_up = !err;
+	return err;
+}
+
+static int mhost_stop(void)
+{
+	if (!xh.courier_up)
+		return 0;
+	atomic_store(&xh.stop, true);
+	pthread_join(xh.courier, NULL);
+	xh.courier_up = false;
+	if (xh.err)
+		err("replay: rank %d: an MPI message failed", xh.rank);
+	return xh.err;
+}
+
+/* This rank's report, with its host's cross-host figures. */
+static json_t *mhost_own(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+{
+	json_t *j = report__json(p, o, r);
+
+	if (!j)
+		return NULL;
+	json_object_set_new(j, "rank", json_integer(xh.rank));
+	json_object_set_new(j, "host_events", json_integer(xh.events));
+	json_object_set_new(j, "xhost",
+			    json_pack("{s:I, s:I, s:I, s:I}", "waits", (json_int_t)xh.waits, "deps",
+				      (json_int_t)xh.deps, "sent", (json_int_t)xh.sent, "received",
+				      (json_int_t)xh.received));
+	return j;
+}
+
+static uint64_t mhost_deadline(void)
+{
+	return xh.stall_ns ? mpi__now() + xh.stall_ns : 0;
+}
+
+/* Ranks other than 0: the report goes to rank 0, its length first.  Rank 0
+ * may replay long after this rank: its heartbeats bound the wait. */
+static int mhost_send_report(json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+	uint64_t len = s ? strlen(s) + 1 : 0, deadline = mhost_deadline();
+	uint32_t beat;
+	mpi_req req[3];
+	int done[2] = { 0, 0 }, err;
+
+	if (!s)
+		return -ENOMEM;
+	err = mpi__isend(&len, sizeof(len), 0, TAG_LEN, &req[0]);
+	if (!err)
+		err = mpi__isend(s, len, 0, TAG_REPORT, &req[1]);
+	if (!err)
+		err = mpi__irecv(&beat, sizeof(beat), 0, TAG_BEAT, &req[2]);
+	while (!err && !(done[0] && done[1])) {
+		for (int k = 0; k < 2 && !err; k++)
+			if (!done[k] && (done[k] = mpi__test(&req[k])) < 0)
+				err = done[k];
+		if (!err && mpi__test(&req[2]) == 1) {
+			deadline = mhost_deadline();
+			err = mpi__irecv(&beat, sizeof(beat), 0, TAG_BEAT, &req[2]);
+		} else if (deadline && mpi__now() > deadline) {
+			err = -ETIMEDOUT;
+		} else {
+			mpi__nap();
+		}
+	}
+	mpi__cancel(&req[2]);
+	free(s);
+	return err;
+}
+
+struct gather {
+	uint64_t len;
+	mpi_req lreq, breq;
+	char *buf;
+	int stage; /* 0 waiting for the length, 1 for the report, 2 done */
+};
+
+/* One step of rank R's report reaching rank 0; 1 when it moved on. */
+static int gather_step(struct gather *g, int r, json_t **out)
+{
+	int t = mpi__test(g->stage ? &g->breq : &g->lreq);
+
+	if (t <= 0)
+		return t;
+	if (g->stage++ == 0) {
+		g->buf = g->len && g->len < (1u << 30) ? malloc(g->len) : NULL;
+		if (!g->buf)
+			return -ENOMEM;
+		return mpi__irecv(g->buf, g->len, r, TAG_REPORT, &g->breq) ?: 1;
+	}
+	g->buf[g->len - 1] = '\0';
+	*out = json_loads(g->buf, 0, NULL);
+	free(g->buf);
+	return *out ? 1 : -EINVAL;
+}
+
+/* Rank 0: every other rank's report.  The wait is bounded by the ranks'
+ * heartbeats: a rank still replaying says so every BEAT_NS. */
+static int mhost_gather(json_t **rep)
+{
+	struct gather g[RP_HOSTS_MAX] = { 0 };
+	uint32_t beat, left = xh.size - 1;
+	uint64_t deadline = mhost_deadline();
+	mpi_req breq;
+	int err = mpi__irecv(&beat, sizeof(beat), -1, TAG_BEAT, &breq);
+
+	for (int r = 1; r < xh.size && !err; r++)
+		err = mpi__irecv(&g[r].len, sizeof(g[r].len), r, TAG_LEN, &g[r].lreq);
+	while (!err && left) {
+		bool moved = false;
+
+		for (int r = 1; r < xh.size && !err; r++) {
+			int k = g[r].stage < 2 ? gather_step(&g[r], r, &rep[r]) : 0;
+
+			err = k < 0 ? k : 0;
+			moved |= k > 0;
+			left -= k > 0 && g[r].stage == 2;
+		}
+		if (!err && mpi__test(&breq) == 1) {
+			moved = true;
+			err = mpi__irecv(&beat, sizeof(beat), -1, TAG_BEAT, &breq);
+		}
+		if (moved)
+			deadline = mhost_deadline();
+		else if (deadline && mpi__now() > deadline)
+			err = -ETIMEDOUT;
+		else
+			mpi__nap();
+	}
+	mpi__cancel(&breq);
+	return err;
+}
+
+static json_int_t jint(json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* Rank 0: one report, per host and in total. */
+static json_t *mhost_join(struct rp_plan *p, json_t **rep)
+{
+	static const char *const sums[] = { "issued", "failed", "short", "emulated",
+					    "skipped_total" };
+	json_t *hosts = json_object(), *all = json_object(), *x;
+	json_int_t wall = 0, waits = 0, msgs = 0;
+
+	for (uint32_t h = 0; h < p->nhosts; h++) {
+		json_t *j = rep[xh.rank_of[h]];
+
+		wall = jint(j, "wall_ns") > wall ? jint(j, "wall_ns") : wall;
+		x = json_object_get(j, "xhost");
+		waits += jint(x, "waits");
+		msgs += jint(x, "sent");
+		for (size_t k = 0; k < sizeof(sums) / sizeof(sums[0]); k++)
+			json_object_set_new(all, sums[k],
+					    json_integer(jint(all, sums[k]) + jint(j, sums[k])));
+		json_object_set(hosts, p->hosts[h], j);
+	}
+	x = rep[0];
+	json_object_set_new(all, "hosts", hosts);
+	json_object_set_new(all, "ranks", json_integer(xh.size));
+	json_object_set_new(all, "wall_ns", json_integer(wall));
+	json_object_set_new(all, "xhost_waits", json_integer(waits));
+	json_object_set_new(all, "xhost_messages", json_integer(msgs));
+	json_object_set(all, "trace_wall_ns", json_object_get(x, "trace_wall_ns"));
+	json_object_set(all, "events", json_object_get(x, "events"));
+	json_object_set(all, "timing", json_object_get(x, "timing"));
+	json_object_set(all, "order", json_object_get(x, "order"));
+	json_object_set(all, "speed", json_object_get(x, "speed"));
+	return all;
+}
+
+static void mhost_summary(const struct rp_plan *p, json_t *all)
+{
+	json_t *hosts = json_object_get(all, "hosts");
+
+	for (uint32_t h = 0; h < p->nhosts; h++) {
+		json_t *j = json_object_get(hosts, p->hosts[h]), *x = json_object_get(j, "xhost");
+
+		info("host %s (rank %d): %lld issued, %lld failed, %lld short in %.1f ms; %lld "
+		     "calls waited for other hosts (%lld messages in)",
+		     p->hosts[h], xh.rank_of[h], jint(j, "issued"), jint(j, "failed"),
+		     jint(j, "short"), jint(j, "wall_ns") / 1e6, jint(x, "waits"),
+		     jint(x, "received"));
+	}
+	info("replayed %u hosts on %d ranks: %lld issued, %lld failed, %lld short in %.1f ms "
+	     "(trace %.1f ms); %lld cross-host waits, %lld MPI messages",
+	     p->nhosts, xh.size, jint(all, "issued"), jint(all, "failed"), jint(all, "short"),
+	     jint(all, "wall_ns") / 1e6, jint(all, "trace_wall_ns") / 1e6, jint(all, "xhost_waits"),
+	     jint(all, "xhost_messages"));
+}
+
+static int mhost_write(const struct rp_opts *o, json_t *all)
+{
+	if (!o->report || !json_dump_file(all, o->report, JSON_INDENT(1) | JSON_SORT_KEYS))
+		return 0;
+	err("%s: cannot write the report: %s", o->report, strerror(errno ? errno : EIO));
+	return -EIO;
+}
+
+static int mhost_root(struct rp_plan *p, const struct rp_opts *o, json_t **rep)
+{
+	json_t *all;
+	int err = mhost_gather(rep);
+
+	if (err) {
+		err("replay: rank 0: the other ranks' reports did not come: %s",
+		    err == -ETIMEDOUT ? "no word from them for --stall-timeout" : strerror(-err));
+		return err;
+	}
+	all = mhost_join(p, rep);
+	mhost_summary(p, all);
+	err = mhost_write(o, all);
+	json_decref(all);
+	return err;
+}
+
+int mhost__report(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
+{
+	json_t *rep[RP_HOSTS_MAX] = { 0 };
+	int err = mhost_stop();
+
+	if (err)
+		return err;
+	if (log_level >= LOG_DBG)
+		report__summary(p, o, r);
+	rep[0] = mhost_own(p, o, r);
+	if (!rep[0])
+		return -ENOMEM;
+	if (xh.rank)
+		err = mhost_send_report(rep[0]);
+	else
+		err = mhost_root(p, o, rep);
+	if (err && xh.rank)
+		err("replay: rank %d: cannot send the report to rank 0: %s", xh.rank,
+		    strerror(-err));
+	for (int k = 0; k < xh.size; k++)
+		json_decref(rep[k]);
+	return err;
+}
+
+void mhost__end(void)
+{
+	if (!xh.active)
+		return;
+	mhost_stop();
+	mpi__finalize();
+	free(xh.to[0]);
+	free(xh.to[1]);
+	free(xh.q);
+	free(xh.lsn_addr);
+	free(xh.sreq);
+}
+
+void mhost__fail(void)
+{
+	if (xh.active)
+		mpi__abort(1);
+}

@@ -1,0 +1,347 @@
+# SPDX-License-Identifier: GPL-2.0
+# The multi-host replay (issue 20): a file of several hosts replayed by a real
+# mpirun, one rank per host, each host a network namespace of this machine
+# (scripts/netns-hosts.sh).
+
+need_mpi()
+{
+	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+	command -v mpirun >/dev/null || skip "no mpirun (apt-get install openmpi-bin)"
+	command -v ip >/dev/null || skip "no ip (iproute2)"
+	[ -e /usr/lib/x86_64-linux-gnu/libmpi.so.40 ] || ldconfig -p | grep -q libmpi.so.40 ||
+		skip "no libmpi.so.40"
+}
+
+# gen_token HOSTS ROUNDS COMPUTE_NS: //TRACE's Fitness, token passing. Host k
+# (one process, one thread) opens its file, then in each round writes it
+# once the previous host's write of the round (of the last round, for host
+# 0) has ended: a cross-host data dep. Host 0 computes COMPUTE_NS before
+# each of its writes.
+gen_token()
+{
+	awk -v n="$1" -v m="$2" -v c="$3" 'BEGIN {
+		printf "{\"type\":\"header\",\"version\":1,\"causality\":true,\"hosts\":["
+		for (k = 0; k < n; k++)
+			printf "%s{\"name\":\"host%d\",\"hostname\":\"host%d\",\"boot_id\":\"b%d\",\"trace\":\"t%d.iot\",\"clock_offset_ns\":0,\"clock_residual_ns\":0,\"netns\":[]}", k ? "," : "", k, k, k, k
+		printf "],\"threads\":["
+		for (k = 0; k < n; k++)
+			printf "%s{\"pid\":%d,\"tid\":%d,\"comm\":\"t\",\"host\":\"host%d\"}", k ? "," : "", 100 * (k + 1), 100 * (k + 1), k
+		printf "],\"processes\":["
+		for (k = 0; k < n; k++)
+			printf "%s{\"pid\":%d,\"ppid\":1,\"cwd\":\"/\",\"host\":\"host%d\"}", k ? "," : "", 100 * (k + 1), k
+		printf "],\"files\":["
+		for (k = 0; k < n; k++)
+			printf "%s{\"path\":\"/f%d\",\"type\":\"file\",\"size\":4096}", k ? "," : "", k
+		printf "],\"events\":%d}\n", n * (m + 1)
+		id = 0
+		for (k = 0; k < n; k++) {
+			printf "{\"type\":\"event\",\"id\":%d,\"pid\":%d,\"tid\":%d,\"call\":\"openat\",\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"/f%d\",\"flags\":2,\"mode\":0},\"ret\":3,\"ts\":%d,\"dur\":1000,\"compute_ns\":0,\"deps\":[]}\n", id, 100 * (k + 1), 100 * (k + 1), k, id * 1000
+			id++
+		}
+		last = -1
+		for (j = 0; j < m; j++)
+			for (k = 0; k < n; k++) {
+				dep = last >= 0 ? "[{\"id\":" last ",\"kind\":\"data\"}]" : "[]"
+				printf "{\"type\":\"event\",\"id\":%d,\"pid\":%d,\"tid\":%d,\"call\":\"pwrite64\",\"args\":{\"fd\":{\"fd\":3,\"path\":\"/f%d\",\"type\":\"file\"},\"buf\":1,\"count\":512,\"offset\":%d},\"ret\":512,\"ts\":%d,\"dur\":1000,\"compute_ns\":%d,\"deps\":%s}\n", id, 100 * (k + 1), 100 * (k + 1), k, 512 * (j % 8), id * 1000, k ? 0 : c, dep
+				last = id++
+			}
+	}'
+}
+
+# hosts N CMD...: CMD inside N namespace hosts, with $NH_MPIRUN and $NH_HOSTS
+hosts()
+{
+	local n=$1
+	shift
+	"$IOTRACE_ROOT/scripts/netns-hosts.sh" "$n" -- "$@"
+}
+
+# Three hosts pass a token: each rank replays its own host's calls in its own
+# root, waits for the other hosts' writes over MPI, and rank 0 prints and
+# writes one report with every host in it.
+test_mpi_token_ring()
+{
+	need_mpi
+	gen_token 3 5 20000000 >job.jsonl
+	hosts 3 bash -c '$NH_MPIRUN -np 3 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--natural --report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
+		{ cat err >&2; fail "the multi-host replay failed"; }
+	cat err
+	for k in 0 1 2; do
+		[ -f "sb/host$k/f$k" ] || fail "rank of host$k did not replay in sb/host$k"
+		eq "host$k issued" "$(jq ".hosts.host$k.issued" r.json)" 6
+		eq "host$k failed" "$(jq ".hosts.host$k.failed" r.json)" 0
+		eq "host$k rank" "$(jq ".hosts.host$k.rank" r.json)" $k
+		eq "host$k threads" "$(jq ".hosts.host$k.threads | length" r.json)" 1
+	done
+	# every write but the first waits for another host's: 5 rounds of 3
+	eq "host0 cross-host waits" "$(jq .hosts.host0.xhost.waits r.json)" 4
+	eq "host1 cross-host waits" "$(jq .hosts.host1.xhost.waits r.json)" 5
+	eq "host2 cross-host waits" "$(jq .hosts.host2.xhost.waits r.json)" 5
+	eq "host1 messages in" "$(jq .hosts.host1.xhost.received r.json)" 5
+	eq "total waits" "$(jq .xhost_waits r.json)" 14
+	eq "total failed" "$(jq .failed r.json)" 0
+	eq "total issued" "$(jq .issued r.json)" 18
+	eq "ranks" "$(jq .ranks r.json)" 3
+	# host1 cannot write before host0 has computed 20 ms five times: it
+	# waited for that, which it could only learn from host0's messages
+	ge "host1 waited for host0" "$(jq '.hosts.host1.threads[0].wait_ns' r.json)" 90000000
+	grep -q "host host1 (rank 1): 6 issued, 0 failed" err || fail "no per-host summary line"
+}
+
+# --map puts a host on another rank; the roots follow the %h pattern.
+test_mpi_map()
+{
+	need_mpi
+	gen_token 2 3 0 >job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb-%h-%r" \
+		--map host0=1 --report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
+		{ cat err >&2; fail "the multi-host replay with --map failed"; }
+	eq "host0 rank" "$(jq .hosts.host0.rank r.json)" 1
+	eq "host1 rank" "$(jq .hosts.host1.rank r.json)" 0
+	[ -f sb-host0-1/f0 ] && [ -f sb-host1-0/f1 ] || fail "roots not made from the %h-%r pattern"
+	eq "failed" "$(jq .failed r.json)" 0
+}
+
+# Fewer ranks than hosts: every rank says so and the job fails, at once.
+test_mpi_too_few_ranks()
+{
+	need_mpi
+	gen_token 3 2 0 >job.jsonl
+	expect_exit 1 hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--no-progress --stall-timeout 20'
+	# mpirun forwards both ranks' stderr, pieces of the two lines interleaved
+	[ "$(grep -o 'job.jsonl has 3 hosts and mpirun started 2 ranks' "$T/err" | wc -l)" -eq 2 ] ||
+		{ cat "$T/err" >&2; fail "not every rank named the rank count"; }
+	[ ! -e sb ] || fail "a rank replayed anyway"
+}
+
+# A single-host file needs no MPI; under mpirun with several ranks it would be
+# replayed into one root several times: refused.
+test_mpi_single_host_file()
+{
+	need_mpi
+	gen_token 1 2 0 | jq -c 'del(.hosts)' >job.jsonl
+	expect_exit 1 hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--no-progress'
+	err_has "replay it without mpirun"
+	expect_exit 0 "$IOTRACE" replay job.jsonl --root "$T/sb1" --no-progress
+}
+
+# A multi-host file outside mpirun: one rank for several hosts.
+test_mpi_no_mpirun()
+{
+	need_mpi
+	gen_token 2 2 0 >job.jsonl
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		expect_exit 1 timeout 60 "$IOTRACE" replay job.jsonl --root "$T/sb" --no-progress
+	err_has "has 2 hosts and mpirun started 1 ranks"
+	expect_exit 2 "$IOTRACE" replay job.jsonl --root "$T/sb" --map host0
+	err_has "--map wants HOST=RANK"
+}
+
+# gen_tcp [NONBLOCK]: host0 listens and accepts; host1 connects, sends a
+# 100-byte request and reads a 5000-byte answer; a connection between two
+# traced hosts. NONBLOCK 2048: both ends non-blocking, the connect
+# EINPROGRESS.
+gen_tcp()
+{
+	local fl=${1:-0} cret=0
+	[ "$fl" = 0 ] || cret=-115
+	local h='"hostname":"x","boot_id":"b","trace":"t.iot","clock_offset_ns":0,"clock_residual_ns":0,"netns":[]'
+	local s0='"sock":{"family":2,"type":1,"laddr":"10.0.0.1","lport":5000'
+	local c1='"sock":{"family":2,"type":1,"laddr":"10.0.0.2","lport":40001,"raddr":"10.0.0.1","rport":5000}'
+	local a0='"sock":{"family":2,"type":1,"laddr":"10.0.0.1","lport":5000,"raddr":"10.0.0.2","rport":40001}'
+	local e='"type":"event"' z='"compute_ns":0'
+	cat <<-EOF2
+	{"type":"header","version":1,"causality":true,"hosts":[{"name":"srv",$h},{"name":"cli",$h}],"connections":[{"id":0,"proto":"tcp","client":{"host":"cli","addr":"10.0.0.2","port":40001},"server":{"host":"srv","addr":"10.0.0.1","port":5000},"bytes_c2s":100,"bytes_s2c":5000}],"threads":[{"pid":100,"tid":100,"comm":"s","host":"srv"},{"pid":200,"tid":200,"comm":"c","host":"cli"}],"processes":[{"pid":100,"ppid":1,"cwd":"/","host":"srv"},{"pid":200,"ppid":1,"cwd":"/","host":"cli"}],"files":[],"events":13}
+	{$e,"id":0,"pid":100,"tid":100,"call":"socket","args":{"domain":2,"type":1,"protocol":0},"ret":3,"ts":1000,"dur":10,$z,"deps":[]}
+	{$e,"id":1,"pid":100,"tid":100,"call":"bind","args":{"sockfd":{"fd":3,"type":"socket"},"addr":1,"addrlen":16},$s0,"raddr":"0.0.0.0","rport":0},"ret":0,"ts":2000,"dur":10,$z,"deps":[]}
+	{$e,"id":2,"pid":100,"tid":100,"call":"listen","args":{"sockfd":{"fd":3,"type":"socket"},"backlog":4},$s0,"raddr":"0.0.0.0","rport":0},"ret":0,"ts":3000,"dur":10,$z,"deps":[]}
+	{$e,"id":3,"pid":200,"tid":200,"call":"socket","args":{"domain":2,"type":$((1 | fl)),"protocol":0},"ret":3,"ts":4000,"dur":10,$z,"deps":[]}
+	{$e,"id":4,"pid":200,"tid":200,"call":"connect","args":{"sockfd":{"fd":3,"type":"socket"},"addr":1,"addrlen":16},$c1,"conn":0,"ret":$cret,"ts":5000,"dur":10,$z,"deps":[]}
+	{$e,"id":5,"pid":100,"tid":100,"call":"accept4","args":{"sockfd":{"fd":3,"type":"socket"},"addr":0,"addrlen":0,"flags":$fl},$a0,"conn":0,"ret":4,"ts":6000,"dur":10,$z,"deps":[]}
+	{$e,"id":6,"pid":200,"tid":200,"call":"sendto","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":100,"flags":0,"dest_addr":0,"addrlen":0},$c1,"conn":0,"stream":[0,100],"ret":100,"ts":7000,"dur":10,$z,"deps":[]}
+	{$e,"id":7,"pid":100,"tid":100,"call":"recvfrom","args":{"sockfd":{"fd":4,"type":"socket"},"buf":1,"len":100,"flags":256,"src_addr":0,"addrlen":0},$a0,"conn":0,"stream":[0,100],"ret":100,"ts":8000,"dur":10,$z,"deps":[{"id":6,"kind":"data"}]}
+	{$e,"id":8,"pid":100,"tid":100,"call":"sendto","args":{"sockfd":{"fd":4,"type":"socket"},"buf":1,"len":5000,"flags":0,"dest_addr":0,"addrlen":0},$a0,"conn":0,"stream":[0,5000],"ret":5000,"ts":9000,"dur":10,$z,"deps":[]}
+	{$e,"id":9,"pid":200,"tid":200,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":5000,"flags":256,"src_addr":0,"addrlen":0},$c1,"conn":0,"stream":[0,5000],"ret":5000,"ts":10000,"dur":10,$z,"deps":[{"id":8,"kind":"data"}]}
+	{$e,"id":10,"pid":200,"tid":200,"call":"close","args":{"fd":{"fd":3,"type":"socket"}},"ret":0,"ts":11000,"dur":10,$z,"deps":[]}
+	{$e,"id":11,"pid":100,"tid":100,"call":"close","args":{"fd":{"fd":4,"type":"socket"}},"ret":0,"ts":12000,"dur":10,$z,"deps":[]}
+	{$e,"id":12,"pid":100,"tid":100,"call":"close","args":{"fd":{"fd":3,"type":"socket"}},"ret":0,"ts":13000,"dur":10,$z,"deps":[]}
+	EOF2
+}
+
+# A connection between two traced hosts is a real TCP connection between
+# their ranks, over the namespaces' bridge: the server's rank listens on its
+# own address and tells it over MPI, the client's rank connects there.
+test_mpi_tcp_connection()
+{
+	need_mpi
+	gen_tcp >job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
+		{ cat err >&2; fail "the multi-host replay of a connection failed"; }
+	# each rank has a loopback of its own: the connect succeeded and 5000
+	# bytes came back only if it reached the other namespace's listener
+	eq "server failed" "$(jq .hosts.srv.failed r.json)" 0
+	eq "client failed" "$(jq .hosts.cli.failed r.json)" 0
+	eq "server short" "$(jq .hosts.srv.short r.json)" 0
+	eq "client short" "$(jq .hosts.cli.short r.json)" 0
+	eq "server issued" "$(jq .hosts.srv.issued r.json)" 8
+	eq "client issued" "$(jq .hosts.cli.issued r.json)" 5
+	eq "skipped" "$(jq .skipped_total r.json)" 0
+	eq "emulated" "$(jq .emulated r.json)" 0
+	# the client waited for the listen (its port and address) and the answer
+	eq "client cross-host waits" "$(jq .hosts.cli.xhost.waits r.json)" 2
+}
+
+# The client's host listens on the server's port too, after the server and
+# before the connect: by port alone the connect would take its own host's
+# listener (the latest); the header's connection says the server is on srv.
+test_mpi_tcp_same_port()
+{
+	need_mpi
+	gen_tcp | jq -c 'if .type == "event" then .id *= 10 | .deps[]?.id *= 10
+		else .events += 3 end' >ten.jsonl
+	{
+		head -5 ten.jsonl
+		local e='"type":"event","pid":200,"tid":200' s='"sock":{"family":2,"type":1,"laddr":"0.0.0.0","lport":5000,"raddr":"0.0.0.0","rport":0}'
+		echo "{$e,\"id\":31,\"call\":\"socket\",\"args\":{\"domain\":2,\"type\":1,\"protocol\":0},\"ret\":4,\"ts\":4100,\"dur\":10,\"compute_ns\":0,\"deps\":[]}"
+		echo "{$e,\"id\":32,\"call\":\"bind\",\"args\":{\"sockfd\":{\"fd\":4,\"type\":\"socket\"},\"addr\":1,\"addrlen\":16},$s,\"ret\":0,\"ts\":4200,\"dur\":10,\"compute_ns\":0,\"deps\":[]}"
+		echo "{$e,\"id\":33,\"call\":\"listen\",\"args\":{\"sockfd\":{\"fd\":4,\"type\":\"socket\"},\"backlog\":4},$s,\"ret\":0,\"ts\":4300,\"dur\":10,\"compute_ns\":0,\"deps\":[]}"
+		tail -n +6 ten.jsonl
+	} >job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--report "$T/r.json" --no-progress --stall-timeout 10' >out 2>err ||
+		{ cat err >&2; fail "the replay of a connection to a port both hosts listen on failed"; }
+	eq "failed" "$(jq .failed r.json)" 0
+	eq "short" "$(jq .short r.json)" 0
+	eq "client issued" "$(jq .hosts.cli.issued r.json)" 8
+}
+
+# The server exits without closing its connection, and the client reads
+# end-of-file: the exit on one rank must close the socket for the read on
+# the other to end (the replay is one process that outlives the server).
+test_mpi_tcp_exit_closes()
+{
+	need_mpi
+	gen_tcp | jq -c 'if .type == "event" and .id >= 10 then empty else . end' >head.jsonl
+	{
+		cat head.jsonl
+		echo '{"type":"event","id":10,"pid":100,"tid":100,"call":"exit_group","args":{"status":0},"ret":0,"ts":11000,"dur":10,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":11,"pid":200,"tid":200,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":100,"flags":0,"src_addr":0,"addrlen":0},"conn":0,"ret":0,"ts":12000,"dur":10,"compute_ns":0,"deps":[]}'
+		echo '{"type":"event","id":12,"pid":200,"tid":200,"call":"close","args":{"fd":{"fd":3,"type":"socket"}},"ret":0,"ts":13000,"dur":10,"compute_ns":0,"deps":[]}'
+	} >job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--report "$T/r.json" --no-progress --stall-timeout 10' >out 2>err ||
+		{ cat err >&2; fail "the client's read of end-of-file never ended"; }
+	eq "failed" "$(jq .failed r.json)" 0
+	eq "short" "$(jq .short r.json)" 0
+}
+
+# Both ends non-blocking. The client's connect is EINPROGRESS and its write
+# comes at once: it must not fail EAGAIN for a handshake still under way.
+# The server's read is released by the message that the client's write
+# ended, and must find the bytes, not EAGAIN. (On this bridge the handshake
+# completes within the connect, and the bytes arrive before the message,
+# even without mhost__connected's and mhost__await's waits for them; three
+# runs, in case not.)
+test_mpi_tcp_nonblocking()
+{
+	need_mpi
+	gen_tcp 2048 >job.jsonl
+	hosts 2 bash -c 'for i in 1 2 3; do
+		$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" --natural \
+			--report "$T/r$i.json" --no-progress --stall-timeout 20 || exit 1
+	done' >out 2>err || { cat err >&2; fail "the multi-host replay failed"; }
+	for i in 1 2 3; do
+		eq "run $i failed" "$(jq .failed r$i.json)" 0
+		eq "run $i short" "$(jq .short r$i.json)" 0
+	done
+}
+
+# rank_pid R: the pid of this test's replayer of rank R (cwd here, by env)
+rank_pid()
+{
+	local d
+	for d in /proc/[0-9]*; do
+		[ "$(readlink "$d/cwd" 2>/dev/null)" = "$T" ] || continue
+		[ "$(cat "$d/comm" 2>/dev/null)" = iotrace ] || continue
+		tr '\0' '\n' <"$d/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+			echo "${d#/proc/}" && return 0
+	done
+	return 1
+}
+
+# A rank killed in the middle of the replay: the job ends, with an error,
+# instead of the other rank waiting for messages that will never come.
+test_mpi_rank_dies()
+{
+	need_mpi
+	gen_token 2 4 1500000000 >job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" --natural \
+		--no-progress --stall-timeout 60' >out 2>err &
+	local job=$! pid= i
+	for i in $(seq 200); do
+		pid=$(rank_pid 1) && [ -d sb/host1 ] && break
+		sleep 0.05
+	done
+	[ -n "$pid" ] || { kill $job; fail "rank 1 never started"; }
+	sleep 0.5
+	kill -9 "$pid"
+	# well before the 6 s the replay would take, or the 60 s stall timeout
+	for i in $(seq 100); do
+		kill -0 $job 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 $job 2>/dev/null && { kill $job; fail "the job still runs 5 s after a rank died"; }
+	wait $job && fail "the job exited 0 with a rank killed"
+	grep -qi "signal 9\|killed" err || { cat err >&2; fail "mpirun did not say a rank died"; }
+}
+
+# A rank that fails before the start (its root is a file): every rank ends
+# at once, none waits at the start barrier.
+test_mpi_rank_fails()
+{
+	need_mpi
+	gen_token 2 2 0 >job.jsonl
+	touch sb-host1
+	expect_exit 1 timeout 60 "$IOTRACE_ROOT/scripts/netns-hosts.sh" 2 -- bash -c \
+		'$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb-%h" --no-progress \
+		--stall-timeout 50'
+	err_has "sb-host1"
+	err_has "MPI_ABORT"
+}
+
+# The real thing: a TCP client and server recorded by two recorders,
+# analyzed into one job (tests/e2e/multihost.sh's two_traces), replayed on
+# two namespace hosts: each rank replays its own program, the connection is
+# a real one between the namespaces, and every read waits for the other
+# host's write that fed it.
+test_mpi_recorded_tcp_pair()
+{
+	need_bpf
+	need_mpi
+	. "$IOTRACE_ROOT/tests/e2e/multihost.sh"
+	ROUNDS=50
+	two_traces
+	"$IOTRACE" analyze --infer-causality cli.iot srv.iot -o job.jsonl || fail "analyze exited $?"
+	local cli srv xdeps
+	cli=$(head -1 job.jsonl | jq -r '.hosts[] | select(.trace | endswith("cli.iot")) | .name')
+	srv=$(head -1 job.jsonl | jq -r '.hosts[] | select(.trace | endswith("srv.iot")) | .name')
+	xdeps=$(head -1 job.jsonl | jq .causality_stats.edges_xhost)
+	ge "cross-host deps" "$xdeps" $ROUNDS
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
+		{ cat err >&2; fail "the multi-host replay of the recorded pair failed"; }
+	cat err
+	for h in "$cli" "$srv"; do
+		eq "$h failed" "$(jq --arg h "$h" '.hosts[$h].failed' r.json)" 0
+		ge "$h issued" "$(jq --arg h "$h" '.hosts[$h].issued' r.json)" $ROUNDS
+	done
+	eq "no call emulated outside the sandbox" \
+		"$(jq '[.hosts[].reasons.outside_sandbox.emulated // 0] | add' r.json)" 0
+	# the analysis's, and the connect's wait for the listen, the replay's own
+	eq "cross-host deps waited for" "$(jq '[.hosts[].xhost.deps] | add' r.json)" $((xdeps + 1))
+	ge "cross-host waits" "$(jq .xhost_waits r.json)" $ROUNDS
+}
