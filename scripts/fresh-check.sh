@@ -108,6 +108,9 @@ base()
 inside()
 {
 	local root=$1
+	# / a mount point, as on a machine or in a container: ip netns exec
+	# remounts it
+	mount --bind "$root" "$root"
 	mount -t proc proc "$root/proc"
 	mount -t sysfs sysfs "$root/sys"
 	mount -t devtmpfs devtmpfs "$root/dev"

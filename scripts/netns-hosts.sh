@@ -34,6 +34,9 @@ esac
 [ "$n" -ge 1 ] && [ "$n" -le 200 ] || { echo "iotrace: netns-hosts: 1 to 200 hosts, not $n" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "iotrace: netns-hosts: needs root (network namespaces)" >&2; exit 1; }
 command -v mpirun >/dev/null || { echo "iotrace: netns-hosts: no mpirun (apt-get install openmpi-bin)" >&2; exit 1; }
+# ip netns exec makes / a slave mount in the namespace it enters, and a chroot
+# into a plain directory has no mount there
+mountpoint -q / || { echo "iotrace: netns-hosts: / is not a mount point (a chroot?): ip netns exec needs one (mount --bind ROOT ROOT before chroot)" >&2; exit 1; }
 
 P=nh$$
 hub=${P}hub
