@@ -88,15 +88,6 @@ wait_for_text() {
 	return 1
 }
 
-# free_port: a TCP port nothing on 127.0.0.1 listens on.
-free_port() {
-	local port=$((20000 + ($$ * 7 + RANDOM) % 30000)) i
-	for ((i = 0; i < 200; i++)); do
-		ss -Htln "sport = :$port" | grep -q . || { echo "$port"; return 0; }
-		port=$((port + 1))
-	done
-	return 1
-}
 
 # proc_cpu PID: user + system seconds of a live process, all its threads.
 proc_cpu() {

@@ -10,6 +10,26 @@ log() { printf 'bench: [%4ds] %s\n' "$SECONDS" "$*" >&2; }
 # have CMD: true if CMD is on PATH.
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# free_port: a TCP port nothing on 127.0.0.1 listens on.
+free_port() {
+	local port=$((20000 + ($$ * 7 + RANDOM) % 30000)) i
+	for ((i = 0; i < 200; i++)); do
+		ss -Htln "sport = :$port" 2>/dev/null | grep -q . || { echo "$port"; return 0; }
+		port=$((port + 1))
+	done
+	return 1
+}
+
+# until_ok SECS CMD...: CMD until it succeeds, for at most SECS seconds
+until_ok() {
+	local i
+	for ((i = 0; i < $1 * 20; i++)); do
+		"${@:2}" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # median: median of the numbers on stdin, one a line; lines that are not
 # numbers (failed runs are stored as "-") are ignored. Prints "-" if none.
 median() {

@@ -124,25 +124,7 @@ entry_rocksdb() {
 	analyze_and_replay rocksdb
 }
 
-# free_port: a TCP port nothing on 127.0.0.1 listens on
-free_port() {
-	local port=$((20000 + ($$ * 7 + RANDOM) % 30000)) i
-	for ((i = 0; i < 200; i++)); do
-		ss -Htln "sport = :$port" 2>/dev/null | grep -q . || { echo $port; return; }
-		port=$((port + 1))
-	done
-	return 1
-}
 
-# until SECS CMD...: CMD until it succeeds, for at most SECS seconds
-until_ok() {
-	local i
-	for ((i = 0; i < $1 * 20; i++)); do
-		"${@:2}" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 # listening PORT: something listens on PORT
 listening() { ss -Htln "sport = :$1" | grep -q .; }

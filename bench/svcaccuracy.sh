@@ -70,24 +70,7 @@ for d in $(stat -c '%Hd:%Ld' /usr/lib "$TMP" | sort -u); do
 	SYSROOT+=(--dev-root "$d=$TMP/sys-${d/:/-}")
 done
 
-free_port() {
-	local port=$((20000 + ($$ * 7 + RANDOM) % 30000)) i
-	for ((i = 0; i < 200; i++)); do
-		ss -Htln "sport = :$port" 2>/dev/null | grep -q . || { echo $port; return; }
-		port=$((port + 1))
-	done
-	return 1
-}
 
-# until_ok SECS CMD...: CMD until it succeeds, for at most SECS seconds
-until_ok() {
-	local i
-	for ((i = 0; i < $1 * 20; i++)); do
-		"${@:2}" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 secs_since() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { print (b - a) / 1e9 }'; }
 
