@@ -260,13 +260,15 @@ test_mpi_tcp_nonblocking()
 	done
 }
 
-# rank_pid R: the pid of this test's replayer of rank R (cwd here, by env)
+# rank_pid R: the pid of this test's replayer of rank R (by its --root and env)
 rank_pid()
 {
 	local d
+	# by its --root, not its cwd: a rank runs in a mount namespace of its own
+	# (ip netns exec), whose cwd a chroot's reader cannot see as $T
 	for d in /proc/[0-9]*; do
-		[ "$(readlink "$d/cwd" 2>/dev/null)" = "$T" ] || continue
 		[ "$(cat "$d/comm" 2>/dev/null)" = iotrace ] || continue
+		tr '\0' '\n' <"$d/cmdline" 2>/dev/null | grep -qx "$T/sb" || continue
 		tr '\0' '\n' <"$d/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
 			echo "${d#/proc/}" && return 0
 	done
