@@ -251,19 +251,28 @@ static void sleep_until(uint64_t t)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* Sleeps to just before T and spins the rest; learns how late sleeps wake,
- * so the spin stays short and the call after it is not late. */
+/*
+ * Sleeps to just before T and spins the rest; learns how late sleeps wake,
+ * so the spin stays short and the call after it is not late.  When the
+ * replay has more threads than CPUs (no spinning on deps either), a spin
+ * takes the CPU from a thread that computes, and the spins of threads
+ * holding at once add up to more CPU than the application used while it
+ * slept in the same calls.  Then the wait only sleeps: to the learned margin
+ * before T, which it wakes after by that much on average, or, with less
+ * than the margin left, to T itself if that is nearer on average than
+ * returning at once.
+ */
 static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t)
 {
 	uint64_t now = exec__now(), aim, late;
-	bool long_wait = t > now + PACING_NS;
+	bool long_wait = t > now + PACING_NS, spin = ex.spin_ns;
 
 	if (t <= now)
 		return now;
 	if (long_wait)
 		atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
-	if (t > now + c->oversleep + 10000) {
-		aim = t - c->oversleep;
+	if (t > now + c->oversleep + 10000 || (!spin && t - now > c->oversleep / 2)) {
+		aim = t > now + c->oversleep ? t - c->oversleep : t;
 		sleep_until(aim);
 		now = exec__now();
 		late = now > aim ? now - aim : 0;
@@ -271,7 +280,8 @@ static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t)
 			late = OVERSLEEP_MAX;
 		c->oversleep = (c->oversleep * 7 + late) / 8;
 	}
-	now = spin_until(t);
+	if (spin)
+		now = spin_until(t);
 	if (long_wait)
 		atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
 	return now;

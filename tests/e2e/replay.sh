@@ -535,7 +535,9 @@ test_settle_after_preparation()
 
 # Natural timing keeps the recorded duration of waits the trace cannot
 # explain (no traced waker: a server waiting for an outside client), from the
-# end of the thread's previous call; a wait with a dep is only its dep.
+# end of the thread's previous call; a wait with a dep is only its dep.  Two
+# threads on 2 CPUs: the holds only sleep, and end on time on average, so the
+# 250 ms they hold may come out a wakeup or two short.
 test_unexplained_waits_held()
 {
 	{
@@ -546,11 +548,11 @@ test_unexplained_waits_held()
 	} >t.jsonl
 	replay t.jsonl root --natural
 	no_failures
-	ge "natural wall" "$(r .wall_ns)" 250000000
+	ge "natural wall" "$(r .wall_ns)" 249000000
 	ge "held" "$(r '.threads[] | select(.tid == 10) | .hold_ns')" 200000000
 	eq "a wait with a dep is not held" "$(r '.threads[] | select(.tid == 11) | .hold_ns')" 0
 	replay t.jsonl root --natural --order none
-	ge "held in every order" "$(r .wall_ns)" 250000000
+	ge "held in every order" "$(r .wall_ns)" 249000000
 }
 
 # A recorded fd number taken over by another thread: thread 10 closes fd 4,
