@@ -11,9 +11,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sched.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,11 +57,6 @@ struct recorder {
 	uint64_t loss_base[IOT_LOSS_NR]; /* the calibration's, not the trace's */
 	int write_err;
 	uint64_t start_ns;
-	uint64_t drained;  /* bytes the ring gave since the last poll */
-	size_t ring_bytes; /* its size */
-	int policy;	   /* the scheduling policy to keep up with; -1: left alone */
-	struct sched_param param;
-	bool idle; /* running as SCHED_IDLE */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -291,7 +284,6 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct recorder *r = ctx;
 	int e;
 
-	r->drained += size;
 	while (size >= sizeof(struct iot_hdr)) {
 		const struct iot_hdr *h = data;
 
@@ -434,66 +426,6 @@ static bool recorder_done(const struct recorder *r)
 	return !r->live.n || (forwarded && r->child_done);
 }
 
-/* Whether this process may leave SCHED_IDLE for its policy again: what the
- * kernel asks (can_nice), CAP_SYS_NICE or an RLIMIT_NICE that allows its nice. */
-static bool may_leave_idle(void)
-{
-	struct rlimit rl;
-	char line[256];
-	bool cap = false;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "CapEff:", 7))
-			cap = strtoull(line + 7, NULL, 16) & (1ull << 23 /* CAP_SYS_NICE */);
-	if (f)
-		fclose(f);
-	return cap || (!getrlimit(RLIMIT_NICE, &rl) &&
-		       (rl.rlim_cur == RLIM_INFINITY ||
-			20 - getpriority(PRIO_PROCESS, 0) <= (long)rl.rlim_cur));
-}
-
-/*
- * The recorder's CPU comes in bursts: every POLL_MS it drains the ring,
- * compresses and writes.  At its own policy such a burst, woken on the CPU
- * of a traced server, preempts the server for as long as it lasts, and the
- * requests that arrive meanwhile wait: at half of saturation, redis's p99
- * went from ~0.1 to ~2 ms (docs/BENCHMARKS.md).  So while it keeps up the
- * recorder runs as SCHED_IDLE, on CPU time nothing else wants, and once it
- * falls behind (the programs had to wake it: the ring passed its watermark,
- * a quarter full; or one poll's drain was an eighth of the ring) it takes
- * its policy back until a poll finds the ring quiet again, so that a
- * saturated host still has its events recorded.  A recorder started at a
- * real-time or idle policy, or one that could not come back from idle, is
- * left as it is; IOTRACE_RECORD_NO_IDLE=1 leaves every recorder so.
- */
-static void prio_init(struct recorder *r, size_t ring_bytes)
-{
-	int pol = sched_getscheduler(0);
-	const char *no = getenv("IOTRACE_RECORD_NO_IDLE");
-
-	r->policy = -1;
-	r->ring_bytes = ring_bytes;
-	if ((no && *no && strcmp(no, "0")) || (pol != SCHED_OTHER && pol != SCHED_BATCH) ||
-	    sched_getparam(0, &r->param) || !may_leave_idle())
-		return;
-	r->policy = pol;
-}
-
-static void prio_keep_up(struct recorder *r, bool behind)
-{
-	static const struct sched_param zero;
-
-	if (r->policy < 0 || behind != r->idle)
-		return;
-	if (sched_setscheduler(0, behind ? r->policy : SCHED_IDLE, behind ? &r->param : &zero)) {
-		warn("cannot set the recorder's scheduling policy: %s", strerror(errno));
-		r->policy = -1;
-		return;
-	}
-	r->idle = !behind;
-}
-
 static int drain_loop(struct recorder *r, double duration)
 {
 	uint64_t deadline = duration > 0 ? r->start_ns + duration * 1e9 : UINT64_MAX;
@@ -504,14 +436,11 @@ static int drain_loop(struct recorder *r, double duration)
 		 * the poll mostly times out: consume what is there regardless. */
 		int n = ring_buffer__poll(r->rb, POLL_MS);
 		uint64_t now = mono_ns(CLOCK_MONOTONIC);
-		bool woken = n > 0;
 
 		if (n >= 0 || n == -EINTR)
 			n = ring_buffer__consume(r->rb);
 		if (n < 0 && n != -EINTR)
 			break;
-		prio_keep_up(r, woken || r->drained >= r->ring_bytes / 8);
-		r->drained = 0;
 		reap_child(r);
 		if (now >= next_flush) {
 			int e = trace_writer__flush(r->w);
@@ -527,7 +456,6 @@ static int drain_loop(struct recorder *r, double duration)
 			break;
 	}
 	status__clear(&r->status);
-	prio_keep_up(r, true); /* the last drain and the summary at full speed */
 	/* what the CPUs still batch is complete only once nothing runs */
 	capture__stop(r->cap);
 	ring_buffer__consume(r->rb);
@@ -697,7 +625,6 @@ int cmd_record(int argc, char **argv)
 	e = recorder_start(&r, &o, argc, argv);
 	if (e)
 		goto cleanup;
-	prio_init(&r, o.ring_bytes);
 	e = drain_loop(&r, o.duration);
 	if (!e)
 		e = write_stats(&r);

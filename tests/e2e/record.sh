@@ -280,24 +280,6 @@ test_no_loss()
 	ge "records" "$(jq .kernel_records info.json)" 1000
 }
 
-# While it keeps up, the recorder runs as SCHED_IDLE and its command at the
-# policy it was started with; IOTRACE_RECORD_NO_IDLE=1 keeps the recorder's.
-# A 4 MiB ring filled faster than a poll drains it still loses nothing.
-test_recorder_idle_policy()
-{
-	need_bpf
-	local show='sleep 1; chrt -p $PPID | head -1; chrt -p $$ | head -1'
-	record -q -o t.iot -- sh -c "$show" >out
-	eq "the recorder, keeping up" "$(sed -n '1s/.*: //p' out)" SCHED_IDLE
-	eq "its command" "$(sed -n '2s/.*: //p' out)" SCHED_OTHER
-	IOTRACE_RECORD_NO_IDLE=1 record -q -o t2.iot -- sh -c "$show" >out
-	eq "the recorder, IOTRACE_RECORD_NO_IDLE=1" "$(sed -n '1s/.*: //p' out)" SCHED_OTHER
-	record -q -b 4 -o t3.iot -- dd if=/dev/zero of=/dev/null bs=1 count=100000 status=none
-	"$IOTRACE" info t3.iot >info.json
-	eq "lost, 4 MiB ring" "$(jq .lost_events info.json)" 0
-	ge "events" "$(jq .events info.json)" 200000
-}
-
 # A thread other than the main one makes calls, then execs and so takes the
 # process's pid as its tid: its calls before are under its own tid, the
 # execve and the new image's calls under the pid, with their data intact.
