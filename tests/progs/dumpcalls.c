@@ -155,9 +155,14 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "threads"))
 		return 2;
-	for (long k = 0; k < NT; k++)
-		if (pthread_create(&t[k], NULL, worker, (void *)k))
+	for (long k = 0; k < NT; k++) {
+		int e = pthread_create(&t[k], NULL, worker, (void *)k);
+
+		if (e) {
+			fprintf(stderr, "dumpcalls: thread %ld: %s\n", k, strerror(e));
 			return 1;
+		}
+	}
 	for (int k = 0; k < NT; k++)
 		pthread_join(t[k], NULL);
 	return 0;
