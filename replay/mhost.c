@@ -28,7 +28,7 @@
 #include "replay/replay.h"
 #include "replay/run.h"
 
-enum { TAG_DEP = 1, TAG_LEN = 2, TAG_REPORT = 3, TAG_BEAT = 4 };
+enum { TAG_DEP = 1, TAG_LEN = 2, TAG_REPORT = 3, TAG_BEAT = 4, TAG_INL = 5 };
 #define DEP_START 0x80000000u  /* in a TAG_DEP message: started, not ended */
 #define BEAT_NS	  250000000ull /* a replaying rank tells rank 0 it lives this often */
 /* the start barrier waits this many stall timeouts for the slowest rank's
@@ -356,6 +356,50 @@ void mhost__sent(uint32_t idx, unsigned int what)
 	pthread_mutex_unlock(&xh.qlock);
 }
 
+/* What every rank learnt from the others' tables: where their listeners are. */
+static void mhost_inherited_take(uint32_t **in, size_t n)
+{
+	for (int r = 0; r < xh.size; r++)
+		for (size_t s = 1; r != xh.rank && s < n; s++)
+			if (in[r][s]) {
+				xh.lsn_addr[s - 1] = in[r][0];
+				atomic_store(&xh.p->ports[s - 1], (int)in[r][s]);
+			}
+}
+
+/*
+ * Listeners from before the trace (a server attached to with -p) listen
+ * from the start, and no listen in the trace says where: each rank sends
+ * every other one its address and its own such listeners' ports, by
+ * listener slot, before the start.
+ */
+static int mhost_inherited(uint64_t deadline)
+{
+	size_t n = xh.p->nlisten + 1;
+	uint32_t *buf = calloc(n * (xh.size + 1), sizeof(*buf)), *in[RP_HOSTS_MAX];
+	mpi_req req[2 * RP_HOSTS_MAX];
+	int err = buf ? 0 : -ENOMEM, nreq = 0;
+
+	for (size_t s = 1; buf && s < n; s++)
+		buf[s] = (uint32_t)atomic_load(&xh.p->ports[s - 1]);
+	if (buf)
+		buf[0] = xh.addr;
+	for (int r = 0; r < xh.size && !err; r++) {
+		in[r] = buf + n * (r + 1);
+		if (r == xh.rank)
+			continue;
+		err = mpi__irecv(in[r], n * sizeof(*buf), r, TAG_INL, &req[nreq++]);
+		if (!err)
+			err = mpi__isend(buf, n * sizeof(*buf), r, TAG_INL, &req[nreq++]);
+	}
+	for (int k = 0; k < nreq && !err; k++)
+		err = mpi__wait(&req[k], deadline);
+	if (!err)
+		mhost_inherited_take(in, n);
+	free(buf);
+	return err;
+}
+
 int mhost__barrier(const struct rp_opts *o)
 {
 	uint64_t wait = o->stall_sec * BARRIER_STALLS * 1000000000ull;
@@ -363,7 +407,9 @@ int mhost__barrier(const struct rp_opts *o)
 
 	if (!xh.active)
 		return 0;
-	err = mpi__barrier(wait ? mpi__now() + wait : 0);
+	err = xh.p->ninl ? mhost_inherited(wait ? mpi__now() + wait : 0) : 0;
+	if (!err)
+		err = mpi__barrier(wait ? mpi__now() + wait : 0);
 	if (err)
 		err("replay: rank %d: the other ranks did not reach the start in %u s%s", xh.rank,
 		    o->stall_sec * BARRIER_STALLS, err == -ETIMEDOUT ? "" : " (MPI error)");
