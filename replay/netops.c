@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -132,6 +133,69 @@ static bool would_block(const struct rp_op *op, int fd)
 	return op->nonblock && poll(&pfd, 1, 0) == 0;
 }
 
+/*
+ * Connections an accept took that were another accept's.  A listener can
+ * have two kinds of client in its backlog, in whatever order they came: the
+ * replayer's own, playing clients outside the trace, and replayed traced
+ * clients (another host's, for a server attached to with -p and loaded from
+ * there).  An accept that wanted one kind holds the other for the accept
+ * that wants it, instead of feeding a connection the wrong reads.
+ */
+#define NET_HELD_MAX 64
+struct held_conn {
+	int lfd, fd;
+	bool played;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	uint32_t n;
+	struct held_conn c[NET_HELD_MAX];
+} held = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int held_take(int lfd, bool played)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&held.lock);
+	for (uint32_t i = 0; fd < 0 && i < held.n; i++)
+		if (held.c[i].lfd == lfd && held.c[i].played == played) {
+			fd = held.c[i].fd;
+			held.c[i] = held.c[--held.n];
+		}
+	pthread_mutex_unlock(&held.lock);
+	return fd;
+}
+
+static bool held_put(int lfd, int fd, bool played)
+{
+	bool room;
+
+	pthread_mutex_lock(&held.lock);
+	room = held.n < NET_HELD_MAX;
+	if (room)
+		held.c[held.n++] = (struct held_conn){ lfd, fd, played };
+	pthread_mutex_unlock(&held.lock);
+	return room;
+}
+
+/* The next connection of the kind OP took in the trace (with no room left
+ * to hold the other kind, whatever comes). */
+static int net_accept_kind(struct rp_plan *p, const struct rp_op *op, int fd)
+{
+	bool played = op->peer >= 0;
+	int nfd = held_take(fd, played);
+
+	while (nfd < 0) {
+		nfd = accept4(fd, NULL, NULL, (op->a[0] | SOCK_CLOEXEC) & ~SOCK_NONBLOCK);
+		if (nfd < 0)
+			return -errno;
+		if (peer__played(p, nfd) != played && held_put(fd, nfd, !played))
+			nfd = -1;
+	}
+	return nfd;
+}
+
 static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int nfd;
@@ -140,10 +204,9 @@ static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 	 * leave a pending connection for the accept that took it in the trace */
 	if (would_block(op, fd) || op->ret == -EAGAIN)
 		return -EAGAIN;
-	nfd = accept4(fd, NULL, NULL, (op->a[0] | SOCK_CLOEXEC) & ~SOCK_NONBLOCK);
-
+	nfd = net_accept_kind(p, op, fd);
 	if (nfd < 0)
-		return -errno;
+		return nfd;
 	if (op->peer >= 0)
 		peer__accepted(p, op->peer, nfd);
 	fd__set(p, op->pidx, op->fd2, nfd, op->a[0] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);

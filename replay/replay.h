@@ -462,6 +462,7 @@ void peer__stop(void);
 int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port);
 /* The replay's accept of NFD, planned as peer PEER: binds the two (by port). */
 void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd);
+bool peer__played(const struct rp_plan *p, int nfd);
 /* The replay's connect to outgoing peer PEER completed: the peer accepts. */
 int peer__connected(struct rp_plan *p, uint32_t peer);
 /* A write that failed because the trace's client had gone: gone here too. */
