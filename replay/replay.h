@@ -187,6 +187,9 @@ struct rp_op {
 	/* multi-host: a stream read fed by another host's write, whose bytes
 	 * cross the network after that write ended (mhost__await) */
 	bool xwait;
+	/* multi-host: a held wait that such a read followed ends when the bytes
+	 * of that read (its index) are in, as the application's did (mhost.c) */
+	uint32_t xread;
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan_rendezvous_counts) */

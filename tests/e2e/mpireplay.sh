@@ -191,8 +191,11 @@ test_mpi_tcp_connection()
 	eq "client issued" "$(jq .hosts.cli.issued r.json)" 5
 	eq "skipped" "$(jq .skipped_total r.json)" 0
 	eq "emulated" "$(jq .emulated r.json)" 0
-	# the client waited for the listen (its port and address) and the answer
-	eq "client cross-host waits" "$(jq .hosts.cli.xhost.waits r.json)" 2
+	# the client waited for the listen (its port and address) by message;
+	# the answer came on the connection, which carries its dep
+	eq "client cross-host waits" "$(jq .hosts.cli.xhost.waits r.json)" 1
+	eq "client deps carried" "$(jq .hosts.cli.xhost.carried r.json)" 1
+	eq "server deps carried" "$(jq .hosts.srv.xhost.carried r.json)" 1
 }
 
 # The client's host listens on the server's port too, after the server and
@@ -343,9 +346,10 @@ test_mpi_recorded_tcp_pair()
 	done
 	eq "no call emulated outside the sandbox" \
 		"$(jq '[.hosts[].reasons.outside_sandbox.emulated // 0] | add' r.json)" 0
-	# the analysis's, and the connect's wait for the listen, the replay's own
-	eq "cross-host deps waited for" "$(jq '[.hosts[].xhost.deps] | add' r.json)" $((xdeps + 1))
-	ge "cross-host waits" "$(jq .xhost_waits r.json)" $ROUNDS
+	# the analysis's, carried by the connection, and the connect's wait for
+	# the listen, the replay's own, by message
+	eq "cross-host deps carried" "$(jq '[.hosts[].xhost.carried] | add' r.json)" "$xdeps"
+	eq "cross-host deps by message" "$(jq '[.hosts[].xhost.deps] | add' r.json)" 1
 }
 
 # false_xdeps JSONL: cross-host deps that are not a write feeding a read
@@ -426,7 +430,9 @@ test_mpi_redis_two_tier()
 	eq "short" "$(jq .short r.json)" 0
 	eq "socket calls skipped" "$(jq '[.hosts[].skipped | to_entries[] |
 		select(.key | test("^(recv|send|accept|connect|sendfile)"))] | map(.value) | add // 0' r.json)" 0
-	eq "cross-host deps waited for" "$(jq '[.hosts[].xhost.deps] | add' r.json)" $((4 * n + 2))
+	# the connections carry every one: no message
+	eq "cross-host deps carried" "$(jq '[.hosts[].xhost.carried] | add' r.json)" $((4 * n + 2))
+	eq "cross-host deps by message" "$(jq '[.hosts[].xhost.deps] | add' r.json)" 0
 	# the plan is every rank's: only the untraced client is played, by the
 	# server's rank; the benchmark's connections went between the ranks
 	[ "$(grep -c '1 connections with a peer outside the trace' replay.err)" = 2 ] ||
