@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <jansson.h>
 
@@ -248,18 +250,29 @@ static bool mhost_stream_read(const struct rp_op *op)
  */
 void mhost__await(struct rp_plan *p, struct rp_op *op)
 {
-	uint64_t until = mpi__now() + mh_wait_ns();
-	int fd = fd__get(p, op, op->fd), n = 0;
+	uint64_t until = mpi__now() + mh_wait_ns(), now;
+	int fd = fd__get(p, op, op->fd), n = 0, lowat = 1, want;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	socklen_t len = sizeof(lowat);
+	bool blocks;
 
 	if (fd < 0)
 		return;
-	while (!ioctl(fd, FIONREAD, &n) && n < op->ret && mpi__now() < until) {
+	/* on a TCP socket, poll blocks until the bytes are all in: no nap loop
+	 * taking the CPUs the other ranks' replay threads need */
+	want = op->ret < INT_MAX ? (int)op->ret : INT_MAX;
+	blocks = !getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, &len) &&
+		 !setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
+	while (!ioctl(fd, FIONREAD, &n) && n < op->ret && (now = mpi__now()) < until) {
 		pfd.revents = 0;
-		if (poll(&pfd, 1, 0) > 0 && pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
-			return;
-		mpi__nap();
+		if (poll(&pfd, 1, blocks ? (int)((until - now) / 1000000 + 1) : 0) > 0 &&
+		    pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
+			break;
+		if (!blocks)
+			mpi__nap();
 	}
+	if (blocks)
+		setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat));
 }
 
 void mhost__connected(int fd)
