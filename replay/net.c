@@ -178,6 +178,12 @@ static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 		/* the listener must be listening before the connect is issued */
 		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net_dep(op, n->listen_op[l]);
 	}
+	/* connecting again to see a non-blocking connect's end: the same peer */
+	peer = conn_get(&n->conn, conn_key(op, op->fd));
+	if (peer >= 0) {
+		op->a[2] = op->peer = peer;
+		return 0;
+	}
 	peer = net_new_peer(p, false, op->a[0], -1);
 	if (peer < 0 || conn_put(&n->conn, conn_key(op, op->fd), peer))
 		return -ENOMEM;
