@@ -372,6 +372,26 @@ static void mhost_carry(struct rp_plan *p)
 	}
 }
 
+/*
+ * A thread that no traced call created (a server attached to with -p, a
+ * client started by an untraced script) starts at its first call's time on
+ * the merged clock.  Otherwise a host whose trace begins later (the client,
+ * started once the server was up) would start at once, and wait in its
+ * first exchange for the other host to get through what it did before.
+ */
+static void mhost_starts(struct rp_plan *p)
+{
+	for (uint32_t t = 0; t < p->nth; t++) {
+		struct rp_op *op;
+
+		if (p->th[t].gate != RP_NONE || !p->th[t].nops)
+			continue;
+		op = &p->ops[p->th[t].ops[0]];
+		if (op->ts > 0 && (uint64_t)op->ts > op->compute)
+			op->compute = op->ts;
+	}
+}
+
 int mhost__plan(struct rp_plan *p)
 {
 	uint8_t *want;
@@ -380,6 +400,7 @@ int mhost__plan(struct rp_plan *p)
 		return 0;
 	xh.p = p;
 	mhost_carry(p);
+	mhost_starts(p);
 	for (uint32_t t = 0; t < p->nth; t++)
 		if ((p->th[t].remote = p->th[t].host != (uint16_t)xh.me))
 			p->th[t].nops = 0; /* its ops run on another rank */
