@@ -437,4 +437,12 @@ test_mpi_redis_two_tier()
 	# server's rank; the benchmark's connections went between the ranks
 	[ "$(grep -c '1 connections with a peer outside the trace' replay.err)" = 2 ] ||
 		fail "the benchmark's connections were not between the ranks: $(grep 'peer outside' replay.err)"
+	# the client alone, its server played by the replayer: hiredis connects
+	# again to see its non-blocking connect's end, which must not be a
+	# second connection
+	"$IOTRACE" analyze --infer-causality cli.iot -o solo.jsonl || fail "analyze of the client"
+	"$IOTRACE" replay solo.jsonl --root "$T/solo" --natural --report solo.json --no-progress \
+		--stall-timeout 20 2>solo.err || fail "the client's replay alone exited $?"
+	eq "client alone: failed ($(jq -c '.failures[:3]' solo.json))" "$(jq .failed solo.json)" 0
+	eq "client alone: short" "$(jq .short solo.json)" 0
 }
