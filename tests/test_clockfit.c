@@ -105,9 +105,9 @@ static void test_clockfit__cycle_least_squares(void)
 {
 	const int64_t off[3] = { 0, 12345678, -7654321 };
 	struct cf_obs o[6] = {
-		OBS(0, 1, off, 1000, 1000),	  OBS(1, 0, off, 50000, 3000),
-		OBS(1, 2, off, 100000, 2000),	  OBS(2, 1, off, 150000, 2000),
-		OBS(0, 2, off, 200000, 1000),	  OBS(2, 0, off, 250000, 61000),
+		OBS(0, 1, off, 1000, 1000),   OBS(1, 0, off, 50000, 3000),
+		OBS(1, 2, off, 100000, 2000), OBS(2, 1, off, 150000, 2000),
+		OBS(0, 2, off, 200000, 1000), OBS(2, 0, off, 250000, 61000),
 	};
 	struct cf_host h[3] = { { 0 } };
 	uint32_t a, b;
