@@ -77,12 +77,38 @@ struct {
  */
 __u64 traced_gen;
 
+/* Bumped when records are lost: a thread's fd_cache may name entries the
+ * reader never got, so none of them is trusted after. */
+__u32 fd_gen;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, IOT_LOSS_NR);
 	__type(key, __u32);
 	__type(value, __u64);
 } loss SEC(".maps");
+
+/*
+ * What the thread last emitted in full for one fd number: while the fd still
+ * holds the same open file, a call carries a short entry and the reader
+ * restores the rest (struct iot_fd_short).  The file is known by its address
+ * and, as a freed one's may be reused at once, by those of its inode and
+ * super block, its inode number, mode and flags too: all in cache lines the
+ * call reads anyway for pos and size.
+ */
+struct fd_cache {
+	__u64 file;
+	__u64 inode;
+	__u64 sb;
+	__u64 ino;
+	__u32 flags;
+	__s32 fd;
+	__u32 gen; /* fd_gen when emitted: a lost record may have held it */
+	__u16 mode;
+	__u16 ftype;
+};
+
+#define FDC_SLOTS 4 /* direct-mapped by fd number */
 
 /* A traced thread's state between its enter and exit, and across calls. */
 struct task_state {
@@ -101,8 +127,10 @@ struct task_state {
 	__u8 nfd;
 	__u8 exec_trunc;
 	__u8 exited; /* past sched_process_exit: its seq is final */
-	__u8 pad[5];
+	__u8 fdshort; /* bit i: fds[i] is emitted short (its ino, dev, flags unset) */
+	__u8 pad[4];
 	struct iot_fd fds[IOT_MAX_FDS];
+	struct fd_cache fdc[FDC_SLOTS];
 	char exec_path[256];		   /* execve reads its path at enter: the mm goes */
 	char exec_argv[2 * IOT_ARGV_ROOM]; /* and its argv, NUL-separated */
 	__u16 exec_argv_len;		   /* bytes of exec_argv used */
@@ -240,6 +268,7 @@ static __always_inline void ring_put(void *data, __u64 size, __u32 nrec, __u32 n
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_output(&events, data, size, flags)) {
+		__sync_fetch_and_add(&fd_gen, 1);
 		count_loss_n(IOT_LOSS_RINGBUF, nrec);
 		count_loss_n(IOT_LOSS_RINGBUF_NOSEQ, noseq);
 	}
@@ -433,6 +462,57 @@ static __always_inline void fill_fd(struct iot_fd *out, struct task_struct *task
 	out->ftype = ftype_of(ino->i_mode, ino->i_sb->s_magic);
 }
 
+/* Whether c names open file f (of inode ino) at fd as the reader last got it. */
+static __always_inline bool fdc_hit(struct fd_cache *c, struct file *f, struct inode *ino, int fd)
+{
+	return c->file == (__u64)f && c->fd == fd && c->inode == (__u64)ino &&
+	       c->sb == (__u64)ino->i_sb && c->ino == ino->i_ino && c->flags == f->f_flags &&
+	       c->mode == ino->i_mode && c->gen == fd_gen;
+}
+
+/*
+ * fill_fd() for the n-th fd argument of a call, short when the thread's last
+ * full entry for fd named the same open file: no super block read, 16 bytes
+ * fewer in the record.  A full entry is remembered at once: the call's record
+ * is emitted at its exit, or fd_gen is bumped when it is lost.
+ */
+static __always_inline void stash_fd(struct task_state *st, __u8 n, struct task_struct *task,
+				     int fd, __u16 which, bool may_short)
+{
+	struct iot_fd *out = &st->fds[n & (IOT_MAX_FDS - 1)];
+	struct fd_cache *c = &st->fdc[fd & (FDC_SLOTS - 1)];
+	struct file *f = fd_file(task, fd);
+	struct inode *ino;
+
+	if (!f) {
+		fill_fd(out, task, fd, which);
+		return;
+	}
+	ino = f->f_inode;
+	out->fd = fd;
+	out->which = which;
+	out->pos = f->f_pos;
+	out->size = ino->i_size;
+	if (may_short && fdc_hit(c, f, ino, fd)) {
+		out->ftype = c->ftype; /* sock_fd() reads it */
+		st->fdshort |= 1 << n;
+		return;
+	}
+	out->ino = ino->i_ino;
+	out->dev = user_dev(ino->i_sb->s_dev);
+	out->flags = f->f_flags;
+	out->ftype = ftype_of(ino->i_mode, ino->i_sb->s_magic);
+	c->file = (__u64)f;
+	c->inode = (__u64)ino;
+	c->sb = (__u64)ino->i_sb;
+	c->ino = out->ino;
+	c->flags = out->flags;
+	c->fd = fd;
+	c->gen = fd_gen;
+	c->mode = ino->i_mode;
+	c->ftype = out->ftype;
+}
+
 /* bpf_get_current_pid_tgid() without the call: on this hot path every helper
  * call's return costs as much as the loads around it. */
 static __always_inline __u64 task_pid_tgid(struct task_struct *task)
@@ -465,10 +545,12 @@ static __always_inline void read_args(struct task_state *st, struct pt_regs *reg
 }
 
 /* fd identities must be read at enter: close and dup2 change them. */
-static __always_inline void stash_fds(struct task_state *st, struct task_struct *task, __u8 mask)
+static __always_inline void stash_fds(struct task_state *st, struct task_struct *task, __u8 mask,
+				      bool may_short)
 {
 	__u8 n = 0;
 
+	st->fdshort = 0;
 	for (int i = 0; i < 6; i++) {
 		if (!(mask & (1 << i)))
 			continue;
@@ -478,7 +560,7 @@ static __always_inline void stash_fds(struct task_state *st, struct task_struct 
 			count_loss(IOT_LOSS_FDS);
 			break;
 		}
-		fill_fd(&st->fds[n], task, (int)st->args[i], i);
+		stash_fd(st, n, task, (int)st->args[i], i, may_short);
 		n++;
 	}
 	st->nfd = n;
@@ -653,7 +735,8 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 	st->enter_run = run_clock(st, now);
 	st->cpu_ns = st->have_exit ? st->enter_run - st->exit_run : 0;
 	read_args(st, regs, btf);
-	stash_fds(st, task, d.fd_args);
+	/* the exec may give the thread the leader's tid, which the reader keys on */
+	stash_fds(st, task, d.fd_args, !(d.flags & IOT_SCD_EXEC));
 	st->in_call = 1;
 	if (d.flags & IOT_SCD_EXEC) {
 		/* execve(path, ...) or execveat(dirfd, path, ...) */
@@ -989,10 +1072,21 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 		flags |= IOT_SCF_NO_CPU;
 	nfd = st->nfd;
 	for (int i = 0; i < IOT_MAX_FDS; i++) {
+		struct iot_fd_short *fs = (struct iot_fd_short *)(buf + off);
+
 		if (i >= nfd)
 			break;
-		__builtin_memcpy(buf + off, &st->fds[i], sizeof(struct iot_fd));
-		off += sizeof(struct iot_fd);
+		if (!(st->fdshort & (1 << i))) {
+			__builtin_memcpy(buf + off, &st->fds[i], sizeof(struct iot_fd));
+			off += sizeof(struct iot_fd);
+			continue;
+		}
+		fs->pos = st->fds[i].pos;
+		fs->size = st->fds[i].size;
+		fs->fd = st->fds[i].fd;
+		fs->which = st->fds[i].which;
+		fs->pad = 0;
+		off += sizeof(*fs);
 	}
 	if (!(flags & IOT_SCF_NO_RETURN)) {
 		off += put_ret_fds(buf, off, st, &d, ret, &nfd);
@@ -1036,7 +1130,8 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	rec->nfd = nfd;
 	rec->nstr = nstr;
 	rec->flags = flags;
-	rec->pad[0] = rec->pad[1] = 0;
+	rec->fdshort = st->fdshort;
+	rec->pad = 0;
 	put_hdr(&rec->hdr, st->enter_ts, st->pid_tgid, IOT_REC_SYSCALL, off, ++st->seq);
 	return off & (SCRATCH_SZ - 1);
 }
@@ -1055,6 +1150,7 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 		/* nothing nests in a syscall program but an interrupt's, which
 		 * never builds a syscall record: count it, should it happen */
 		count_loss(IOT_LOSS_RINGBUF);
+		__sync_fetch_and_add(&fd_gen, 1);
 		st->seq++;
 		goto out;
 	}
@@ -1190,16 +1286,21 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct iot_exec rec = {};
+	struct task_state *st;
 
 	/* the thread may have taken the leader's tid: the slot's copy is stale */
 	res_put_back(p);
 	if (!is_traced(p->tgid))
 		return 0;
+	st = bpf_task_storage_get(&tstate, p, 0, 0);
+	/* and the reader keys fd entries on the tid: full ones from here */
+	if (st)
+		__builtin_memset(st->fdc, 0, sizeof(st->fdc));
 	rec.old_tid = old_pid;
 	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), p->comm);
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_EXEC, sizeof(rec),
 		0);
-	emit_small(&rec, sizeof(rec), bpf_task_storage_get(&tstate, p, 0, 0), false);
+	emit_small(&rec, sizeof(rec), st, false);
 	return 0;
 }
 

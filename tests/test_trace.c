@@ -569,7 +569,7 @@ static void test_trace__versions_accepted(void)
 		}
 		trace_reader__free(r);
 	}
-	CU_ASSERT_EQUAL(IOT_FORMAT_VERSION, 2);
+	CU_ASSERT_EQUAL(IOT_FORMAT_VERSION, 3);
 }
 
 /* A version 1 trace the recorder wrote (TCP on loopback, tests/progs/ipc.c):
