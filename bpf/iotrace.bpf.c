@@ -106,6 +106,17 @@ struct fd_cache {
 	__u32 gen; /* fd_gen when emitted: a lost record may have held it */
 	__u16 mode;
 	__u16 ftype;
+	/* the socket's, as its last full socket tail had them: what may change
+	 * (bind, connect) and the sock itself; the rest cannot */
+	__u64 sk;
+	__u64 peer; /* AF_UNIX: the peer's sock */
+	__u32 saddr;
+	__u32 daddr;
+	__u16 num;
+	__u16 dport;
+	__u16 family;
+	__u8 sock_ok; /* a full socket tail with these was emitted since the entry */
+	__u8 tcp;     /* TCP, SOCK_STREAM: short tails carry tcp_seq */
 };
 
 #define FDC_SLOTS 4 /* direct-mapped by fd number */
@@ -511,6 +522,7 @@ static __always_inline void stash_fd(struct task_state *st, __u8 n, struct task_
 	c->gen = fd_gen;
 	c->mode = ino->i_mode;
 	c->ftype = out->ftype;
+	c->sock_ok = 0;
 }
 
 /* bpf_get_current_pid_tgid() without the call: on this hot path every helper
@@ -946,6 +958,82 @@ static __always_inline __u32 put_sock(__u8 *buf, __u32 off, struct file *f, __u1
 	return sock_kept(s, dflags);
 }
 
+static __always_inline __u64 unix_peer(struct sock *sk, __u16 family)
+{
+	if (family != 1) /* AF_UNIX */
+		return 0;
+	struct unix_sock *us = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct unix_sock));
+
+	return (__u64)us->peer;
+}
+
+/* Whether c's last full socket tail is still sk's, but for state and tcp_seq. */
+static __always_inline bool sock_same(struct fd_cache *c, struct sock *sk)
+{
+	return c->sock_ok && c->sk == (__u64)sk && c->saddr == sk->__sk_common.skc_rcv_saddr &&
+	       c->daddr == sk->__sk_common.skc_daddr && c->num == sk->__sk_common.skc_num &&
+	       c->dport == sk->__sk_common.skc_dport && c->peer == unix_peer(sk, c->family);
+}
+
+/* The short tail of the socket sk, known to c; 0 when the call keeps none. */
+static __always_inline __u32 put_sock_short(__u8 *buf, __u32 off, struct fd_cache *c,
+					    struct sock *sk, __u16 dflags)
+{
+	struct iot_sock_short *ss = (struct iot_sock_short *)(buf + (off & OFF_MASK));
+	bool send = dflags & IOT_SCD_SEND;
+	__u16 state = sk->__sk_common.skc_state;
+
+	ss->state = state;
+	ss->tcp_seq = 0;
+	ss->sflags = 0;
+	if (c->tcp && state != 10) { /* !LISTEN, as put_tcp_seq() */
+		struct tcp_sock *tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+
+		ss->tcp_seq = send ? tp->write_seq : tp->copied_seq;
+		ss->sflags = IOT_SOCKF_TCP_SEQ | (send ? IOT_SOCKF_SENT : 0);
+	}
+	return (dflags & IOT_SCD_SOCK) || ss->sflags ? sizeof(*ss) : 0;
+}
+
+/*
+ * put_sock() for the socket that the call's first argument, fd, names (file
+ * f): a short tail when the thread's fd_cache slot for fd names f and its last
+ * full tail still holds.  *shortp says which was put.
+ */
+static __always_inline __u32 put_sock_arg0(__u8 *buf, __u32 off, struct task_state *st, int fd,
+					   struct file *f, __u16 dflags, bool *shortp)
+{
+	struct fd_cache *c = &st->fdc[fd & (FDC_SLOTS - 1)];
+	struct iot_sock *s = (struct iot_sock *)(buf + (off & OFF_MASK));
+	struct socket *sock;
+	struct sock *sk;
+	__u32 n;
+
+	if (c->fd != fd || c->file != (__u64)f || c->gen != fd_gen) {
+		/* another file there now: the tail below is not the slot's */
+		c->sock_ok = 0;
+		return put_sock(buf, off, f, dflags);
+	}
+	sock = bpf_rdonly_cast(f->private_data, bpf_core_type_id_kernel(struct socket));
+	sk = sock ? sock->sk : NULL;
+	if (sk && sock_same(c, sk)) {
+		*shortp = true;
+		return put_sock_short(buf, off, c, sk, dflags);
+	}
+	n = put_sock(buf, off, f, dflags);
+	/* IPv6 addresses would cost two helper calls to compare: always full */
+	c->sock_ok = n && sk && s->family != 10;
+	c->sk = (__u64)sk;
+	c->family = s->family;
+	c->peer = sk ? unix_peer(sk, s->family) : 0;
+	c->saddr = sk ? sk->__sk_common.skc_rcv_saddr : 0;
+	c->daddr = sk ? sk->__sk_common.skc_daddr : 0;
+	c->num = s->lport;
+	c->dport = sk ? sk->__sk_common.skc_dport : 0;
+	c->tcp = s->protocol == 6 && s->type == 1;
+	return n;
+}
+
 static __always_inline __u64 arg_at(struct task_state *st, __u8 i)
 {
 	return i < 6 ? st->args[i] : 0;
@@ -1102,10 +1190,17 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 			struct file *f = fd < 0 ? NULL : fd_file(bpf_get_current_task_btf(), fd);
 
 			if (f && ((f->f_inode->i_mode & S_IFMT) == S_IFSOCK)) {
-				__u32 n = put_sock(buf, off, f, d.flags);
+				bool sh = false;
+				__u32 n;
 
+				/* accept's and socket's tail is of the fd they return */
+				if ((d.flags & IOT_SCD_SOCK) && (d.flags & IOT_SCD_RET_FD))
+					n = put_sock(buf, off, f, d.flags);
+				else
+					n = put_sock_arg0(buf, off, st, fd, f, d.flags, &sh);
 				off += n;
 				flags |= n ? IOT_SCF_SOCK : 0;
+				flags |= n && sh ? IOT_SCF_SOCK_SHORT : 0;
 			}
 		}
 	}

@@ -140,6 +140,17 @@ struct iot_sock {
 	__u8 pad[2];
 };
 
+/*
+ * The socket tail of a call on a socket whose full tail the same thread last
+ * emitted for that fd (version 3, IOT_SCF_SOCK_SHORT): only what moves.  The
+ * reader restores the rest from that tail, as for struct iot_fd_short.
+ */
+struct iot_sock_short {
+	__u32 tcp_seq;
+	__u16 sflags;
+	__u16 state;
+};
+
 /* struct iot_sock.sflags */
 #define IOT_SOCKF_TCP_SEQ	0x1	/* a TCP socket: tcp_seq is set */
 #define IOT_SOCKF_SENT		0x2	/* tcp_seq is write_seq (the call sends), else copied_seq */
@@ -187,6 +198,8 @@ struct iot_argv_counts {
 					 * seen: emitted at enter, ret and dur are 0 */
 #define IOT_SCF_SOCK		0x4	/* a struct iot_sock follows the fds */
 #define IOT_SCF_NO_CPU		0x8	/* cpu_ns unknown (first call seen on this thread) */
+#define IOT_SCF_SOCK_SHORT	0x10	/* with IOT_SCF_SOCK: the tail is a struct iot_sock_short
+					 * (version 3) */
 
 /*
  * One system call, emitted at its exit.  Body: this struct, then nfd struct
@@ -457,6 +470,7 @@ _Static_assert(IOT_BATCH_ROOM == 2 * IOT_REC_MAX, "a record fits the room whatev
 _Static_assert(sizeof(struct iot_fd) == 40, "iot_fd ABI");
 _Static_assert(sizeof(struct iot_fd_short) == 24, "iot_fd_short ABI");
 _Static_assert(sizeof(struct iot_sock) == 72, "iot_sock ABI");
+_Static_assert(sizeof(struct iot_sock_short) == 8, "iot_sock_short ABI");
 _Static_assert(__builtin_offsetof(struct iot_sock, netns) == 60, "netns in version 1's pad");
 _Static_assert(sizeof(struct iot_str) == 8, "iot_str ABI");
 _Static_assert(sizeof(struct iot_argv_counts) == 4, "iot_argv_counts fits iot_str.pad");

@@ -45,7 +45,8 @@ static int walk_strings(const struct iot_hdr *h, size_t off, unsigned int n, con
 	return n < max ? (int)n : (int)max;
 }
 
-/* Parses h; short fd entries only when fds_short, leaving v->fds NULL. */
+/* Parses h; short fd entries and socket tails only when fds_short, leaving
+ * v->fds or v->sock NULL. */
 static int view_parse(const struct iot_hdr *h, struct sc_view *v, bool fds_short)
 {
 	size_t off = sizeof(struct iot_syscall), fdlen = 0;
@@ -68,11 +69,17 @@ static int view_parse(const struct iot_hdr *h, struct sc_view *v, bool fds_short
 	if (!v->sc->fdshort)
 		v->fds = (const struct iot_fd *)(base + off);
 	off += fdlen;
+	if ((v->sc->flags & IOT_SCF_SOCK_SHORT) && !fds_short)
+		return -EBADMSG;
 	if (v->sc->flags & IOT_SCF_SOCK) {
-		if (off + sizeof(struct iot_sock) > h->size)
+		size_t len = v->sc->flags & IOT_SCF_SOCK_SHORT ? sizeof(struct iot_sock_short) :
+								 sizeof(struct iot_sock);
+
+		if (off + len > h->size)
 			return -EBADMSG;
-		v->sock = (const struct iot_sock *)(base + off);
-		off += sizeof(struct iot_sock);
+		if (len == sizeof(struct iot_sock))
+			v->sock = (const struct iot_sock *)(base + off);
+		off += len;
 	}
 	n = walk_strings(h, off, v->sc->nstr, v->str, v->strh, IOT_MAX_STRS);
 	if (n < 0)

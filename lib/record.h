@@ -22,8 +22,9 @@ struct sc_view {
 /* 0, or -EBADMSG when the record's tails do not fit in hdr->size or it has
  * short fd entries (a trace reader makes them whole). */
 int sc_view__parse(const struct iot_hdr *h, struct sc_view *v);
-/* The same on a record as the BPF side emits it, short fd entries and all:
- * v->fds is NULL when it has any (the recorder reads only its strings). */
+/* The same on a record as the BPF side emits it, short fd entries and socket
+ * tail and all: v->fds or v->sock is NULL when they are short (the recorder
+ * reads only the strings). */
 int sc_view__parse_raw(const struct iot_hdr *h, struct sc_view *v);
 /* The fd slot for argument/result `which`, or NULL. */
 const struct iot_fd *sc_view__fd(const struct sc_view *v, unsigned int which);
