@@ -137,7 +137,7 @@ struct task_state {
 	__u8 have_exit;
 	__u8 nfd;
 	__u8 exec_trunc;
-	__u8 exited; /* past sched_process_exit: its seq is final */
+	__u8 exited;  /* past sched_process_exit: its seq is final */
 	__u8 fdshort; /* bit i: fds[i] is emitted short (its ino, dev, flags unset) */
 	__u8 pad[4];
 	struct iot_fd fds[IOT_MAX_FDS];

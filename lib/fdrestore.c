@@ -59,8 +59,9 @@ static void remember(struct fdrestore *fr, const struct iot_hdr *h, const struct
 
 	/* a new open file: the recorder sends its socket tail in full first */
 	if (id)
-		*id = (struct fdrestore_id){ .ino = f->ino, .dev = f->dev, .flags = f->flags,
-					     .ftype = f->ftype };
+		*id = (struct fdrestore_id){
+			.ino = f->ino, .dev = f->dev, .flags = f->flags, .ftype = f->ftype
+		};
 }
 
 /* The whole entry of short entry s of h's thread. */

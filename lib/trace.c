@@ -226,7 +226,7 @@ struct trace_reader {
 	bool zs_ready;
 	ZSTD_DCtx *zd; /* zstd context, reused likewise */
 	bool done;
-	unsigned char *upg; /* an older version's record in today's layout */
+	unsigned char *upg;   /* an older version's record in today's layout */
 	struct fdrestore fdr; /* version 3: short fd entries made whole */
 	char errbuf[128];
 	const char *err;
