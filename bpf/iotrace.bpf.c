@@ -1125,6 +1125,35 @@ struct rec_room {
 	__u8 b[SCRATCH_SZ];
 };
 
+#define SOCK_TAIL_SHORT 0x100
+
+/*
+ * The socket tail of st's call at room + off: its bytes, with SOCK_TAIL_SHORT
+ * when it is a struct iot_sock_short.  A global function, so its three sizes
+ * are one unknown to the verification of build_syscall(), not three paths
+ * through all that follows (which took it near the verifier's limit).
+ */
+__noinline int put_sock_tail(struct rec_room *room, __u32 off, struct task_state *st, __s64 ret,
+			     __u32 dflags)
+{
+	struct iot_sc_desc d = { .flags = dflags };
+	struct file *f;
+	bool sh = false;
+	int fd, n;
+
+	if (!room || !st || off > IOT_REC_MAX)
+		return 0;
+	fd = sock_fd(st, &d, ret);
+	f = fd < 0 ? NULL : fd_file(bpf_get_current_task_btf(), fd);
+	if (!f || (f->f_inode->i_mode & S_IFMT) != S_IFSOCK)
+		return 0;
+	/* accept's and socket's tail is of the fd they return */
+	if ((dflags & IOT_SCD_SOCK) && (dflags & IOT_SCD_RET_FD))
+		return put_sock(room->b, off, f, dflags);
+	n = put_sock_arg0(room->b, off, st, fd, f, dflags, &sh);
+	return n && sh ? n | SOCK_TAIL_SHORT : n;
+}
+
 /*
  * Builds the record of st's call at room and returns its size (0 when an
  * argument is missing).  A global function: the verifier checks it once, with
@@ -1166,15 +1195,18 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 			break;
 		if (!(st->fdshort & (1 << i))) {
 			__builtin_memcpy(buf + off, &st->fds[i], sizeof(struct iot_fd));
-			off += sizeof(struct iot_fd);
-			continue;
+		} else {
+			fs->pos = st->fds[i].pos;
+			fs->size = st->fds[i].size;
+			fs->fd = st->fds[i].fd;
+			fs->which = st->fds[i].which;
+			fs->pad = 0;
 		}
-		fs->pos = st->fds[i].pos;
-		fs->size = st->fds[i].size;
-		fs->fd = st->fds[i].fd;
-		fs->which = st->fds[i].which;
-		fs->pad = 0;
-		off += sizeof(*fs);
+		/* read again, so the verifier sees one range of off after the
+		 * branch, not 2^IOT_MAX_FDS paths of constants through the rest */
+		off += sizeof(struct iot_fd) -
+		       (((*(volatile __u8 *)&st->fdshort >> i) & 1) *
+			(sizeof(struct iot_fd) - sizeof(struct iot_fd_short)));
 	}
 	if (!(flags & IOT_SCF_NO_RETURN)) {
 		off += put_ret_fds(buf, off, st, &d, ret, &nfd);
@@ -1186,22 +1218,12 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 			nfd++;
 		}
 		if (d.flags & (IOT_SCD_SOCK | IOT_SCD_SOCKIO)) {
-			int fd = sock_fd(st, &d, ret);
-			struct file *f = fd < 0 ? NULL : fd_file(bpf_get_current_task_btf(), fd);
+			int n = put_sock_tail(room, off & OFF_MASK, st, ret, d.flags);
 
-			if (f && ((f->f_inode->i_mode & S_IFMT) == S_IFSOCK)) {
-				bool sh = false;
-				__u32 n;
-
-				/* accept's and socket's tail is of the fd they return */
-				if ((d.flags & IOT_SCD_SOCK) && (d.flags & IOT_SCD_RET_FD))
-					n = put_sock(buf, off, f, d.flags);
-				else
-					n = put_sock_arg0(buf, off, st, fd, f, d.flags, &sh);
-				off += n;
-				flags |= n ? IOT_SCF_SOCK : 0;
-				flags |= n && sh ? IOT_SCF_SOCK_SHORT : 0;
-			}
+			flags |= n & SOCK_TAIL_SHORT ? IOT_SCF_SOCK_SHORT : 0;
+			n &= 0xff;
+			flags |= n ? IOT_SCF_SOCK : 0;
+			off += n;
 		}
 	}
 	if (d.flags & IOT_SCD_EXEC) {
