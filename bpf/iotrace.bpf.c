@@ -104,6 +104,7 @@ struct fd_cache {
 	__u32 flags;
 	__s32 fd;
 	__u32 gen; /* fd_gen when emitted: a lost record may have held it */
+	__u32 dev; /* as emitted: a short entry turns whole again from these */
 	__u16 mode;
 	__u16 ftype;
 	/* the socket's, as its last full socket tail had them: what may change
@@ -137,9 +138,9 @@ struct task_state {
 	__u8 have_exit;
 	__u8 nfd;
 	__u8 exec_trunc;
-	__u8 exited;  /* past sched_process_exit: its seq is final */
-	__u8 fdshort; /* bit i: fds[i] is emitted short (its ino, dev, flags unset) */
-	__u8 pad[4];
+	__u8 exited;	   /* past sched_process_exit: its seq is final */
+	__u8 fdshort;	   /* bit i: fds[i] may be emitted short */
+	__u32 fdshort_gen; /* fd_gen when fdshort was decided, at enter */
 	struct iot_fd fds[IOT_MAX_FDS];
 	struct fd_cache fdc[FDC_SLOTS];
 	char exec_path[256];		   /* execve reads its path at enter: the mm goes */
@@ -505,7 +506,11 @@ static __always_inline void stash_fd(struct task_state *st, __u8 n, struct task_
 	out->pos = f->f_pos;
 	out->size = ino->i_size;
 	if (may_short && fdc_hit(c, f, ino, fd)) {
-		out->ftype = c->ftype; /* sock_fd() reads it */
+		/* whole, should a loss before the exit void the short entry */
+		out->ino = c->ino;
+		out->dev = c->dev;
+		out->flags = c->flags;
+		out->ftype = c->ftype;
 		st->fdshort |= 1 << n;
 		return;
 	}
@@ -520,6 +525,7 @@ static __always_inline void stash_fd(struct task_state *st, __u8 n, struct task_
 	c->flags = out->flags;
 	c->fd = fd;
 	c->gen = fd_gen;
+	c->dev = out->dev;
 	c->mode = ino->i_mode;
 	c->ftype = out->ftype;
 	c->sock_ok = 0;
@@ -563,6 +569,7 @@ static __always_inline void stash_fds(struct task_state *st, struct task_struct 
 	__u8 n = 0;
 
 	st->fdshort = 0;
+	st->fdshort_gen = fd_gen;
 	for (int i = 0; i < 6; i++) {
 		if (!(mask & (1 << i)))
 			continue;
@@ -1187,6 +1194,9 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	rec->nr = st->nr;
 	if (!st->have_exit)
 		flags |= IOT_SCF_NO_CPU;
+	/* records lost since the enter may hold the full entries these lean on */
+	if (st->fdshort_gen != fd_gen)
+		st->fdshort = 0;
 	nfd = st->nfd;
 	for (int i = 0; i < IOT_MAX_FDS; i++) {
 		struct iot_fd_short *fs = (struct iot_fd_short *)(buf + off);
