@@ -283,8 +283,14 @@ static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct sock_ref *r;
 
-	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS))
+	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS)) {
+		/* a connect that failed (a client retrying until its server
+		 * listens) has neither listener nor peer: it fails again,
+		 * neither held until a listen nor connected to a peer */
+		if (op->kind == RK_CONNECT)
+			op->a[2] = op->a[3] = -1;
 		return net_conn_io(op->kind) ? net_conn_op(p, n, op) : 0;
+	}
 	switch (op->kind) {
 	case RK_BIND:
 		return net_bind(p, n, op);

@@ -104,6 +104,8 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 		port = atomic_load(&p->ports[op->a[3]]);
 	else if (op->a[2] >= 0)
 		port = p->peers[op->a[2]].port;
+	else if (op->ret == -ECONNREFUSED)
+		port = loopback__refusing_port();
 	if (port <= 0) {
 		report__note(op, RR_NO_PEER_PORT);
 		return RP_SKIPPED;
