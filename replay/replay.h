@@ -295,6 +295,7 @@ struct rp_proc {
 #define RP_FD_GONE	 -3 /* the call that made it was not replayed: calls on it are skipped */
 #define RP_FL_CLOEXEC	 1u
 #define RP_FL_EMUL_WRITE 2u /* host device opened read-only: writes are emulated */
+#define RP_FL_EVENTFD	 4u /* an eventfd: a write adds 1 to its count */
 /* O_DIRECT: log2 of the file's direct I/O offset alignment, less 8 (0: none) */
 #define RP_FL_DIO_SHIFT 4
 #define RP_FL_DIO_MASK	0xf0u
