@@ -336,6 +336,33 @@ static void test_analyze__data_pipe_partial_reads(void)
 	tb_free(&b);
 }
 
+/* An eventfd is a count: each read takes the writes since the read before,
+ * and a write comes after that read; else a replay could fold the second
+ * write into the first read and leave the second read nothing. */
+static void test_analyze__data_eventfd(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_eventfd2, .ts = 10, .dur = 5, .ret = 5, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET0, 5, IOT_FT_ANON, 1038) });
+	for (int k = 0; k < 2; k++) {
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_write, .ts = 100 + 200 * k, .dur = 10, .ret = 8,
+		   .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+		SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 150 + 200 * k, .dur = 10, .ret = 8,
+		   .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+	}
+	/* another process's fd 5, an epoll fd on the same anon inode: no count */
+	SC(&b, .pid = 3, .tid = 3, .nr = SYS_read, .ts = 500, .dur = 10, .ret = 8,
+	   .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 1, 1, 2, 0, AN_RULE_DATA));
+	CU_ASSERT(dep(&b, 1, 2, 2, 1, AN_RULE_DATA));
+	CU_ASSERT(dep(&b, 2, 0, 1, 2, AN_RULE_DATA)); /* the second write after the first read */
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 3, 0)), 0);
+	tb_free(&b);
+}
+
 /* A loss gap in the writer's thread stops inference across it. */
 static void test_analyze__loss_gap(void)
 {
@@ -896,6 +923,7 @@ static CU_TestInfo tests[] = {
 	{ "wakeup with no matching call", test_analyze__wakeup_no_matching_call },
 	{ "wakeup of a disk read or a timer", test_analyze__wakeup_of_disk_or_timer },
 	{ "data: pipe with partial reads", test_analyze__data_pipe_partial_reads },
+	{ "data: an eventfd's count", test_analyze__data_eventfd },
 	{ "loss gap", test_analyze__loss_gap },
 	{ "data: file ranges", test_analyze__data_file },
 	{ "fd reuse after close", test_analyze__fd_reuse_after_close },
