@@ -268,6 +268,15 @@ void mhost__connected(int fd)
 	poll(&pfd, 1, wait / 1000000);
 }
 
+/* The client's connect has returned (the accept's dep) and its handshake
+ * may still be on the wire: a non-blocking accept would find nothing. */
+void mhost__incoming(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	poll(&pfd, 1, mh_wait_ns() / 1000000);
+}
+
 /* Who waits for whom across hosts: every rank computes all of it alike. */
 static void mhost_edges(struct rp_plan *p, uint8_t *want)
 {

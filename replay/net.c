@@ -130,19 +130,38 @@ static uint32_t net_conn_server(const struct rp_plan *p, const struct rp_op *op)
 	return RP_NONE;
 }
 
+/* The latest listener on the connect's port (on HOST unless RP_NONE), of
+ * its family if ANY is false; or -1. */
+static int32_t net_listener(const struct rp_plan *p, const struct net_pass *n,
+			    const struct rp_op *op, uint32_t host, bool any)
+{
+	for (uint32_t l = p->nlisten; l-- > 0;) {
+		const struct rp_op *lo;
+
+		if (n->listen_op[l] == RP_NONE || n->listen_port[l] != op->a[1])
+			continue;
+		lo = &p->ops[n->listen_op[l]];
+		if ((host == RP_NONE || p->th[lo->tidx].host == host) &&
+		    (any || lo->sfam == op->sfam))
+			return l;
+	}
+	return -1;
+}
+
 /* Connects to a port a traced socket listens on stay inside the replay;
- * across hosts, on the host the file says the connection's server is. */
+ * across hosts, on the host the file says the connection's server is. A
+ * server listening on one port twice, IPv4 and IPv6 (Open MPI does), takes
+ * a client of its family on that family's listener. */
 static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	uint32_t host = net_conn_server(p, op);
+	int32_t l = net_listener(p, n, op, host, false);
 	int peer;
 
 	op->a[2] = op->a[3] = -1;
-	for (uint32_t l = p->nlisten; l-- > 0;) {
-		if (n->listen_op[l] == RP_NONE || n->listen_port[l] != op->a[1])
-			continue;
-		if (host != RP_NONE && p->th[p->ops[n->listen_op[l]].tidx].host != host)
-			continue;
+	if (l < 0)
+		l = net_listener(p, n, op, host, true);
+	if (l >= 0) {
 		op->a[3] = l;
 		/* the listener must be listening before the connect is issued */
 		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net_dep(op, n->listen_op[l]);
@@ -340,6 +359,46 @@ static int net_clients(const struct rp_plan *p, struct net_pass *n)
 	return 0;
 }
 
+/*
+ * Multi-host: an accept waits for its client's connect, and a client on
+ * another host connects once the accept before its own on that listener
+ * has taken its connection. Over the network a later client may connect
+ * first: the earlier accept would take its connection, and each host's
+ * bytes would go to the other's peer.
+ */
+static int net_accept_order(struct rp_plan *p)
+{
+	struct htab connect = { 0 }, last = { 0 }; /* conn -> its connect; listener -> accept */
+	int err = 0;
+
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		const struct rp_op *op = &p->ops[i];
+
+		if (op->kind == RK_CONNECT && op->conn >= 0 &&
+		    (op->ret >= 0 || op->ret == -EINPROGRESS))
+			err = htab__set(&connect, (uint64_t)op->conn, i);
+	}
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		struct rp_op *op = &p->ops[i];
+		uint64_t lsn = (uint64_t)op->pidx << 32 | (uint32_t)op->fd;
+		uint32_t c, prev;
+
+		if (op->kind != RK_ACCEPT || op->ret < 0 || op->conn < 0)
+			continue;
+		c = htab__get(&connect, (uint64_t)op->conn);
+		prev = htab__get(&last, lsn);
+		err = htab__set(&last, lsn, i);
+		if (err || c == UINT32_MAX || p->th[p->ops[c].tidx].host == p->th[op->tidx].host)
+			continue;
+		err = net_dep(op, c);
+		if (!err && prev != UINT32_MAX)
+			err = net_dep(&p->ops[c], prev);
+	}
+	htab__free(&connect);
+	htab__free(&last);
+	return err;
+}
+
 int net__plan(struct rp_plan *p)
 {
 	struct net_pass n = { 0 };
@@ -352,6 +411,8 @@ int net__plan(struct rp_plan *p)
 	free(n.listen_port);
 	free(n.client_ports);
 	htab__free(&n.conn);
+	if (!err && p->nhosts > 1)
+		err = net_accept_order(p);
 	if (err)
 		return err;
 	p->ports = calloc(p->nlisten + 1, sizeof(*p->ports));

@@ -138,6 +138,8 @@ static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int nfd;
 
+	if (op->ret >= 0 && mhost__active())
+		mhost__incoming(fd);
 	/* a server drains its listener until EAGAIN: replay the EAGAIN, and
 	 * leave a pending connection for the accept that took it in the trace */
 	if (would_block(op, fd) || op->ret == -EAGAIN)

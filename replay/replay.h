@@ -512,6 +512,9 @@ void mhost__await(struct rp_plan *p, struct rp_op *op);
 /* netops.c: a non-blocking connect to another host has completed (or failed,
  * or a stall timeout passed). */
 void mhost__connected(int fd);
+/* netops.c: an accept that took a connection in the trace, whose client
+ * has connected (its dep): waits until the listener has it. */
+void mhost__incoming(int fd);
 /* netops.c: listener SLOT is another host's; *ADDR its rank's IPv4 address. */
 bool mhost__listener(uint32_t slot, uint32_t *addr);
 /* exec.c, for the courier: another rank's op IDX started or ended. */
