@@ -229,11 +229,12 @@ static uint64_t mh_wait_ns(void)
 	return xh.stall_ns ? xh.stall_ns : AWAIT_MAX_NS;
 }
 
-/* A read of a socket (or pipe) that got bytes in the trace. */
+/* A read of a socket (or pipe) that got bytes, or the end, in the trace. */
 static bool mhost_stream_read(const struct rp_op *op)
 {
-	return op->ret > 0 && (op->kind == RK_RECV ||
-			       ((op->kind == RK_READ || op->kind == RK_READV) && op->stream));
+	return op->ret >= 0 &&
+	       (op->kind == RK_RECV || ((op->kind == RK_READ || op->kind == RK_READV) &&
+					(op->stream || op->conn >= 0)));
 }
 
 /*
@@ -242,7 +243,8 @@ static bool mhost_stream_read(const struct rp_op *op)
  * application they had arrived when the read was made (it got them): wait
  * until the socket has as many bytes as the read got, or its other end is
  * gone, for at most a stall timeout; the read then finds them, as it did,
- * instead of fewer (short) or none (EAGAIN on a non-blocking socket).
+ * instead of fewer (short) or none (EAGAIN on a non-blocking socket). A
+ * read that got the end waits for the other end's shutdown to arrive.
  */
 void mhost__await(struct rp_plan *p, struct rp_op *op)
 {
@@ -252,7 +254,7 @@ void mhost__await(struct rp_plan *p, struct rp_op *op)
 
 	if (fd < 0)
 		return;
-	while (!ioctl(fd, FIONREAD, &n) && n < op->ret && mpi__now() < until) {
+	while (!ioctl(fd, FIONREAD, &n) && (n < op->ret || !op->ret) && mpi__now() < until) {
 		pfd.revents = 0;
 		if (poll(&pfd, 1, 0) > 0 && pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
 			return;
