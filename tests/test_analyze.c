@@ -363,6 +363,27 @@ static void test_analyze__data_eventfd(void)
 	tb_free(&b);
 }
 
+/* Another thread's send on a socket comes after its connect, not just
+ * after its creation. */
+static void test_analyze__stage_connect(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_socket, .ts = 10, .dur = 5, .ret = 3, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET, 3, IOT_FT_SOCK, 99) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_fcntl, .ts = 20, .dur = 5, .a = { 3 }, .nfd = 1,
+	   .fd = { FD(0, 3, IOT_FT_SOCK, 99) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_connect, .ts = 30, .dur = 50, .a = { 3 }, .nfd = 1,
+	   .fd = { FD(0, 3, IOT_FT_SOCK, 99) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_writev, .ts = 100, .dur = 10, .ret = 18, .a = { 3 },
+	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_SOCK, 99) });
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));
+	CU_ASSERT(dep(&b, 1, 1, 2, 1, AN_RULE_STAGE));
+	tb_free(&b);
+}
+
 /* A loss gap in the writer's thread stops inference across it. */
 static void test_analyze__loss_gap(void)
 {
@@ -924,6 +945,7 @@ static CU_TestInfo tests[] = {
 	{ "wakeup of a disk read or a timer", test_analyze__wakeup_of_disk_or_timer },
 	{ "data: pipe with partial reads", test_analyze__data_pipe_partial_reads },
 	{ "data: an eventfd's count", test_analyze__data_eventfd },
+	{ "stage: a socket's connect", test_analyze__stage_connect },
 	{ "loss gap", test_analyze__loss_gap },
 	{ "data: file ranges", test_analyze__data_file },
 	{ "fd reuse after close", test_analyze__fd_reuse_after_close },
