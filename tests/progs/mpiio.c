@@ -13,11 +13,12 @@
  *
  * Rank r's file is DIR/rR, blocks of 64 KiB at offset J * 64 KiB, opened
  * O_DIRECT where the file system allows it so that every write and read
- * reaches the storage. With LOG each rank writes LOG.R: "write J" after its
- * write of block J, "send PEER" and "recv PEER" for each token, "barrier"
- * after each barrier, in its own order: what the tests need to know which of
- * the other ranks' writes each write must come after. Prints, on rank 0, the
- * seconds from the first barrier to the last.
+ * reaches the storage. With LOG each rank writes LOG.R: "host NAME" first,
+ * then "write J" and "read J" after its write and read of block J, "send
+ * PEER" and "recv PEER" for each token, "barrier 0" after each barrier, in
+ * its own order: what the tests need to know which of the other ranks' calls
+ * each call must come after. Prints, on rank 0, the seconds from the first
+ * barrier to the last.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -102,6 +103,7 @@ static void read_back(int fd, int rounds)
 		compute();
 		if (pread(fd, buf, BLK, (off_t)j * BLK) != BLK)
 			die("pread");
+		note("read", j);
 	}
 }
 
@@ -141,7 +143,7 @@ static void fitness(int fd, int rounds)
 
 static void open_log(const char *path)
 {
-	char name[4096];
+	char name[4096], host[256] = "";
 
 	snprintf(name, sizeof(name), "%s.%d", path, rank);
 	logf = fopen(name, "w");
@@ -149,6 +151,8 @@ static void open_log(const char *path)
 		die(name);
 	/* a line per event, in order, even if a rank is killed */
 	setvbuf(logf, NULL, _IOLBF, 0);
+	gethostname(host, sizeof(host) - 1);
+	fprintf(logf, "host %s\n", host);
 }
 
 int main(int argc, char **argv)
