@@ -240,6 +240,14 @@ int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 		n = t->bufsz;
 	switch (op->kind) {
 	case RK_BIND:
+		/* Open MPI tries ports from 1024 up until one is free: bound
+		 * here, the first one's ephemeral port would make the next
+		 * binds fail EINVAL, the one that took a port among them */
+		if (op->ret < 0) {
+			report__note(op, RR_BIND_FAILED);
+			*emul = true;
+			return op->ret;
+		}
 		return net_bind(p, op, fd);
 	case RK_LISTEN:
 		return net_listen(p, op, fd);

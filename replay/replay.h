@@ -127,6 +127,8 @@ enum rp_reason {
 	RR_EOF_EARLY,	  /* a pipe read that saw end-of-file in the trace, while a writer
 			    * the trace closes later is still open here: answered 0 */
 	RR_FD_RANGE,	  /* an fd number beyond the replayer's table */
+	RR_BIND_FAILED,	  /* a bind that failed in the trace (a port in use): the replay binds
+			    * ephemeral ports, which are free; answered with the recorded error */
 	RR_NR,
 };
 
