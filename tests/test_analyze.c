@@ -937,6 +937,40 @@ static void test_analyze__compute_floor(void)
 	tb_free(&b);
 }
 
+/* A short gap after a poll that found nothing without waiting is a busy
+ * wait's turn: 0, "spin"; after a poll that waited, or a long one, compute. */
+static void test_analyze__spin_after_empty_poll(void)
+{
+	uint64_t c[6];
+	char src[6][8];
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_poll, .ts = 10, .dur = 5, .a = { 0, 1, 0 },
+	   .cpu = 500);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_poll, .ts = 1000, .dur = 5, .a = { 0, 1, 0 },
+	   .cpu = 900);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_read, .ts = 2000, .dur = 5, .a = { 0, 0, 8 },
+	   .cpu = 800);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_poll, .ts = 3000, .dur = 5, .a = { 0, 1, 10 },
+	   .cpu = 700);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_poll, .ts = 4000, .dur = 5, .a = { 0, 1, 0 },
+	   .cpu = 600);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 500000, .dur = 5, .cpu = 400000);
+	CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
+	event_compute(&b, c, 6, src);
+	CU_ASSERT_EQUAL(c[1], 0);
+	CU_ASSERT_STRING_EQUAL(src[1], "spin");
+	CU_ASSERT_EQUAL(c[2], 0); /* the read the wait ended in */
+	CU_ASSERT_STRING_EQUAL(src[2], "spin");
+	CU_ASSERT_EQUAL(c[3], 700); /* after a read */
+	CU_ASSERT_EQUAL(c[4], 600); /* after a poll with a timeout */
+	CU_ASSERT_STRING_EQUAL(src[4], "oncpu");
+	CU_ASSERT_EQUAL(c[5], 400000); /* too long for a busy wait's turn */
+	CU_ASSERT_STRING_EQUAL(src[5], "oncpu");
+	tb_free(&b);
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "symlink chains from LINK records", test_analyze__symlink_chain },
@@ -945,6 +979,7 @@ static CU_TestInfo tests[] = {
 	{ "wakeup of a disk read or a timer", test_analyze__wakeup_of_disk_or_timer },
 	{ "data: pipe with partial reads", test_analyze__data_pipe_partial_reads },
 	{ "data: an eventfd's count", test_analyze__data_eventfd },
+	{ "compute: a busy wait's turns after empty polls", test_analyze__spin_after_empty_poll },
 	{ "stage: a socket's connect", test_analyze__stage_connect },
 	{ "loss gap", test_analyze__loss_gap },
 	{ "data: file ranges", test_analyze__data_file },
