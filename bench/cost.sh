@@ -17,6 +17,7 @@
 # section of docs/BENCHMARKS.md.
 #
 #   BUILD=DIR    where iotrace and the bench tools were built (make bench)
+#   COST_ONLY=micro|services  run one half only (the other's rows stay empty)
 #   COST_RESULTS=FILE  write the section from the figures of an earlier run
 #                (each run keeps them in $BUILD/bench/cost-results.tsv)
 #   --quick      3 rounds of the microbenchmarks, 2 of the services, short
@@ -226,11 +227,18 @@ load() {
 		log "$wl: iotrace did not attach: $(tail -c 300 "$TMP/rec.err")"
 		return 0
 	fi
+	if [ "$cfg" = floor ] && ! floor_start all; then
+		log "$wl: the floor's programs did not attach: $(tail -c 300 "$TMP/floor.err")"
+		return 0
+	fi
 	timeout --kill-after=5 "$LIMIT" "$@" >"$TMP/load.out" 2>"$TMP/load.err" || rc=$?
-	if [ "$cfg" = traced ]; then
+	case $cfg in
+	traced)
 		rec_stop
 		rec_put "$wl" "$cfg" "$r" "$TMP/svc.iot"
-	fi
+		;;
+	floor) floor_stop ;;
+	esac
 	if [ $rc != 0 ]; then
 		log "$wl/$cfg round $r: the load exited $rc: $(tail -c 300 "$TMP/load.err")"
 		return 0
@@ -238,12 +246,13 @@ load() {
 	"$parser" "$wl" "$cfg" "$r"
 }
 
-# pair WL ROUND PARSER CMD...: the untraced and the traced run of a round, in
-# an order that alternates from round to round.
+# pair WL ROUND PARSER CMD...: the untraced, the floor's (iotrace's hooks,
+# empty) and the traced run of a round, in an order that turns from round to
+# round.
 pair() {
-	local wl=$1 r=$2 cfg
+	local wl=$1 r=$2 cfg cfgs=(untraced floor traced)
 	shift 2
-	for cfg in $( ((r % 2)) && echo untraced traced || echo traced untraced); do
+	for cfg in "${cfgs[@]:r%3}" "${cfgs[@]:0:r%3}"; do
 		log "$wl: round $r/$SVC_ROUNDS: $cfg"
 		load "$wl" "$cfg" "$r" "$@"
 	done
@@ -481,8 +490,11 @@ sat_row() {
 	u=$(med "$1" untraced "$2")
 	t=$(med "$1" traced "$2")
 	[ "$u" = - ] && return 0
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$3" "$(fmt 0 "$u")" "$(fmt 0 "$t")" \
-		"$(fmt 2 "$(per_round "$1" traced untraced "$2" /)")" "$(fmt 0 "$(med "$1" traced events)")" \
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$3" "$(fmt 0 "$u")" \
+		"$(fmt 0 "$(med "$1" floor "$2")")" "$(fmt 0 "$t")" \
+		"$(fmt 2 "$(per_round "$1" floor untraced "$2" /)")" \
+		"$(fmt 2 "$(per_round "$1" traced untraced "$2" /)")" \
+		"$(fmt 2 "$(per_round "$1" traced floor "$2" /)")" "$(fmt 0 "$(med "$1" traced events)")" \
 		"$(maxof "$1" traced lost)" "$(fmt 1 "$(med "$1" traced bpe)")" \
 		"$(fmt 2 "$(per_mevent "$1")")"
 }
@@ -490,21 +502,25 @@ sat_row() {
 # fixed_row WL RATE_KEY TITLE
 fixed_row() {
 	[ "$(med "$1" untraced p50_us)" = - ] && return 0
-	printf '| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |\n' "$3" \
-		"$(fmt 0 "$(med "$1" untraced "$2")")" "$(fmt 0 "$(med "$1" traced "$2")")" \
+	printf '| %s | %s / %s / %s | %s | %s / %s / %s | %s | %s / %s / %s | %s | %s | %s / %s / %s |\n' \
+		"$3" "$(fmt 0 "$(med "$1" untraced "$2")")" "$(fmt 0 "$(med "$1" floor "$2")")" \
+		"$(fmt 0 "$(med "$1" traced "$2")")" \
 		"$(fmt 2 "$(per_round "$1" traced untraced "$2" /)")" \
-		"$(fmt 0 "$(med "$1" untraced p50_us)")" "$(fmt 0 "$(med "$1" traced p50_us)")" \
+		"$(fmt 0 "$(med "$1" untraced p50_us)")" "$(fmt 0 "$(med "$1" floor p50_us)")" \
+		"$(fmt 0 "$(med "$1" traced p50_us)")" \
 		"$(fmt 2 "$(per_round "$1" traced untraced p50_us /)")" \
-		"$(fmt 0 "$(med "$1" untraced p99_us)")" "$(fmt 0 "$(med "$1" traced p99_us)")" \
+		"$(fmt 0 "$(med "$1" untraced p99_us)")" "$(fmt 0 "$(med "$1" floor p99_us)")" \
+		"$(fmt 0 "$(med "$1" traced p99_us)")" \
 		"$(fmt 2 "$(per_round "$1" traced untraced p99_us /)")" \
-		"$(maxof "$1" untraced errors)" "$(maxof "$1" traced errors)"
+		"$(fmt 2 "$(per_round "$1" traced floor p99_us /)")" \
+		"$(maxof "$1" untraced errors)" "$(maxof "$1" floor errors)" "$(maxof "$1" traced errors)"
 }
 
 svc_tables() {
 	echo "#### Services at saturation, attached with \`record -p\`"
 	echo
-	echo "| Service | untraced | traced | traced/untraced | events a run | lost (max) | bytes/event | recorder CPU s per M events |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| Service | untraced | floor | traced | floor/untraced | traced/untraced | **traced/floor** | events a run | lost (max) | bytes/event | recorder CPU s per M events |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	sat_row redis SET "redis SET, redis-benchmark -c 16 (ops/s)"
 	sat_row redis GET "redis GET (same runs)"
 	sat_row redis-p16 SET "redis SET, -P 16 (ops/s)"
@@ -514,8 +530,8 @@ svc_tables() {
 	echo
 	echo "#### Services at a fixed rate of half the untraced saturation"
 	echo
-	echo "| Service | rate achieved, untraced / traced | ratio | p50 µs untraced | traced | ratio | p99 µs untraced | traced | ratio | errors (max) |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| Service | rate achieved, untraced / floor / traced | traced/untraced | p50 µs, untraced / floor / traced | traced/untraced | p99 µs, untraced / floor / traced | traced/untraced | **traced/floor** | errors (max), untraced / floor / traced |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	fixed_row redis-fixed rate "redis SET, bench/loadgen, 16 connections"
 	fixed_row nginx-fixed rate "nginx 64 KiB, bench/loadgen, 16 keep-alive connections"
 	fixed_row postgres-fixed tps "PostgreSQL, pgbench -c4 -j2 -R"
@@ -583,8 +599,9 @@ write_section() {
 		echo "  processes pinned to one CPU over pipes (a write, a read and a context switch)."
 		echo "- Services: started once, untraced; *traced* rounds attach \`iotrace record -p\` to the server"
 		echo "  (redis-server; nginx's master with 2 workers; the postmaster, whose backends pgbench's"
-		echo "  connections fork while traced) before the load and stop it after. Load generator, server and"
-		echo "  recorder share the machine's CPUs. redis without persistence; nginx with \`access_log off\`."
+		echo "  connections fork while traced) before the load and stop it after; *floor* rounds attach the"
+		echo "  empty programs of floor-all instead. The three kinds of round take turns going first."
+		echo "  Load generator, server and recorder share the machine's CPUs. redis without persistence; nginx with \`access_log off\`."
 		echo "  The fixed rate is half the median untraced saturation of this run; \`bench/loadgen.c\` takes"
 		echo "  each latency from the request's scheduled send time (no coordinated omission), and so does"
 		echo "  pgbench under \`-R\` (its per-transaction log)."
@@ -618,8 +635,8 @@ main() {
 		log "cost: the report only, from $COST_RESULTS"
 		cp "$COST_RESULTS" "$R"
 	else
-		micro
-		services
+		[ "${COST_ONLY:-services}" = services ] || micro
+		[ "${COST_ONLY:-micro}" = micro ] || services
 		cp "$R" "$BUILD/bench/cost-results.tsv"
 	fi
 	write_section

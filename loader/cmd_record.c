@@ -29,6 +29,7 @@
 #include "loader/linksnap.h"
 #include "loader/cmd_record.h"
 #include "loader/output.h"
+#include "loader/pace.h"
 #include "loader/pidset.h"
 #include "loader/procsnap.h"
 #include "loader/recopts.h"
@@ -57,6 +58,7 @@ struct recorder {
 	uint64_t loss_base[IOT_LOSS_NR]; /* the calibration's, not the trace's */
 	int write_err;
 	uint64_t start_ns;
+	struct pace *pace; /* the drain's idle policy and its watcher */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -456,6 +458,8 @@ static int drain_loop(struct recorder *r, double duration)
 			break;
 	}
 	status__clear(&r->status);
+	pace__stop(r->pace);
+	r->pace = NULL;
 	/* what the CPUs still batch is complete only once nothing runs */
 	capture__stop(r->cap);
 	ring_buffer__consume(r->rb);
@@ -596,11 +600,15 @@ static int recorder_start(struct recorder *r, struct record_opts *o, int argc, c
 		e = output__commit(&r->out, o->force);
 	if (!e)
 		status__init(&r->status, o->quiet, r->start_ns);
+	/* after the command started: it keeps the policy it was given */
+	if (!e)
+		r->pace = pace__start(capture__ring_fd(r->cap), o->ring_bytes);
 	return e;
 }
 
 static void recorder_free(struct recorder *r)
 {
+	pace__stop(r->pace);
 	ring_buffer__free(r->rb);
 	trace_writer__free(r->w);
 	capture__free(r->cap);

@@ -280,6 +280,31 @@ test_no_loss()
 	ge "records" "$(jq .kernel_records info.json)" 1000
 }
 
+# While it keeps up, the recorder drains at SCHED_IDLE and its command runs
+# at the policy it was started with; IOTRACE_RECORD_NO_IDLE=1 keeps the
+# recorder's.  With both CPUs taken by busy loops an idle thread is hardly
+# run: the watcher must lift the drain back before the 64 MiB ring fills
+# with the ~120 MB of records 2M calls make.
+test_recorder_pace()
+{
+	need_bpf
+	local show='sleep 1; chrt -p $PPID | head -1; chrt -p $$ | head -1' hog
+	record -q -o t.iot -- sh -c "$show" >out
+	eq "the recorder, keeping up" "$(sed -n '1s/.*: //p' out)" SCHED_IDLE
+	eq "its command" "$(sed -n '2s/.*: //p' out)" SCHED_OTHER
+	IOTRACE_RECORD_NO_IDLE=1 record -q -o t2.iot -- sh -c "$show" >out
+	eq "the recorder, IOTRACE_RECORD_NO_IDLE=1" "$(sed -n '1s/.*: //p' out)" SCHED_OTHER
+	for hog in 1 2; do
+		timeout 60 sh -c 'while :; do :; done' &
+	done
+	record -q -o t3.iot -- dd if=/dev/zero of=/dev/null bs=1 count=1000000 status=none
+	kill $(jobs -p) 2>/dev/null
+	wait
+	"$IOTRACE" info t3.iot >info.json
+	eq "lost, CPUs busy" "$(jq .lost_events info.json)" 0
+	ge "events" "$(jq .events info.json)" 2000000
+}
+
 # A thread other than the main one makes calls, then execs and so takes the
 # process's pid as its tid: its calls before are under its own tid, the
 # execve and the new image's calls under the pid, with their data intact.
