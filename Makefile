@@ -196,7 +196,7 @@ $(BUILD)/bench/loadgen: bench/loadgen.c
 # blkio, drop_caches, BPF. bench-quick takes about six minutes here (two
 # and a half of them cost.sh), bench over an hour.
 BENCH_PARTS	:= bench/run.sh bench/cost.sh bench/analysis.sh bench/accuracy.sh \
-		   bench/svcaccuracy.sh bench/matrix.sh
+		   bench/svcaccuracy.sh bench/mhaccuracy.sh bench/matrix.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS) $(BENCH_TOOLS)

@@ -329,7 +329,7 @@ static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	if (op->peer >= 0 && (op->kind == RK_READ || op->kind == RK_READV))
 		return peer__read(p, t, op, emulated);
 	if (op->xwait)
-		mhost__await(p, op);
+		mhost__await(p, op->kind == RK_WAIT ? &p->ops[op->xread] : op);
 	/* a write the trace's client made fail */
 	if (op->peer >= 0 && (op->ret == -EPIPE || op->ret == -ECONNRESET) &&
 	    (op->kind == RK_SEND || op->kind == RK_WRITE || op->kind == RK_WRITEV ||

@@ -189,6 +189,9 @@ struct rp_op {
 	/* multi-host: a stream read fed by another host's write, whose bytes
 	 * cross the network after that write ended (mhost__await) */
 	bool xwait;
+	/* multi-host: a held wait that such a read followed ends when the bytes
+	 * of that read (its index) are in, as the application's did (mhost.c) */
+	uint32_t xread;
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan_rendezvous_counts) */
@@ -465,6 +468,7 @@ void peer__stop(void);
 int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port);
 /* The replay's accept of NFD, planned as peer PEER: binds the two (by port). */
 void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd);
+bool peer__played(const struct rp_plan *p, int nfd);
 /* The replay's connect to outgoing peer PEER completed: the peer accepts. */
 int peer__connected(struct rp_plan *p, uint32_t peer);
 /* A write that failed because the trace's client had gone: gone here too. */
