@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include "replay/replay.h"
@@ -73,4 +74,18 @@ int loopback__refusing_port(void)
 
 	pthread_once(&once, loopback_refuser);
 	return refusing_port > 0 ? refusing_port : 0;
+}
+
+/*
+ * In a replay across hosts every TCP connection sends each write at once,
+ * the replayed ones and the replayer's played peers alike: the trace does
+ * not hold setsockopt, and applications that talk in small messages (Open
+ * MPI, databases) set TCP_NODELAY; without it a small write after another
+ * waits for a delayed ACK, 40 ms, which the application never waited.
+ */
+void loopback__nodelay(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }

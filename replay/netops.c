@@ -8,7 +8,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <string.h>
@@ -95,20 +94,6 @@ static int64_t net_listen(struct rp_plan *p, const struct rp_op *op, int fd)
 	return peer__connect_in(p, op->a[3], sock_family(fd), port) ? -EIO : 0;
 }
 
-/*
- * A connection between two hosts' replays sends each write at once: the
- * trace does not hold setsockopt, and applications that talk in small
- * messages (Open MPI, databases) set TCP_NODELAY; without it a small write
- * after another waits for a delayed ACK, 40 ms, which the application's
- * network never cost.
- */
-static void net_nodelay(int fd)
-{
-	int one = 1;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
 static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 {
 	struct sockaddr_storage ss;
@@ -127,10 +112,10 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 		return RP_SKIPPED;
 	}
 	len = loopback__addr(&ss, sock_family(fd), port);
-	if (op->a[3] >= 0 && mhost__listener(op->a[3], &addr)) {
+	if (op->a[3] >= 0 && mhost__listener(op->a[3], &addr))
 		net_remote(&ss, addr);
-		net_nodelay(fd);
-	}
+	if (mhost__active())
+		loopback__nodelay(fd);
 	r = connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 	/* a non-blocking connect's end checked by connecting again (hiredis):
 	 * the replay's connection is up, as the application's was */
@@ -244,7 +229,7 @@ static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 	if (nfd < 0)
 		return nfd;
 	if (mhost__active())
-		net_nodelay(nfd);
+		loopback__nodelay(nfd);
 	if (op->peer >= 0)
 		peer__accepted(p, op->peer, nfd);
 	fd__set(p, op->pidx, op->fd2, nfd, op->a[0] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
