@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -154,8 +155,15 @@ static int watcher_create(struct pace *p, int policy, const struct sched_param *
 		e = pthread_attr_setschedpolicy(&attr, policy);
 	if (!e)
 		e = pthread_attr_setschedparam(&attr, param);
-	if (!e)
+	if (!e) {
+		sigset_t all, old;
+
+		/* signals go to the drain, whose poll they cut short */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
 		e = pthread_create(&p->thread, &attr, watch, p);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	pthread_attr_destroy(&attr);
 	return e;
 }

@@ -373,9 +373,13 @@ static void exec_hold(struct rp_plan *p, struct rp_thread *t, const struct rp_op
 		return;
 	start = exec__now();
 	if (until > start) {
-		uint64_t now = op->kind == RK_WAIT && op->a[3] >= 0 ?
-				       exec_hold_cut(p, &p->ops[op->a[3]], until) :
-				       exec_wait_until(c, until);
+		uint64_t now;
+
+		if (op->prefeed != RP_NONE)
+			peer__prefeed(p, t, op);
+		now = op->kind == RK_WAIT && op->a[3] >= 0 ?
+			      exec_hold_cut(p, &p->ops[op->a[3]], until) :
+			      exec_wait_until(c, until);
 
 		if (op->kind == RK_SLEEP)
 			t->sleep += now - start;

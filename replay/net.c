@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/htab.h"
+#include "lib/log.h"
 #include "replay/replay.h"
 #include "replay/run.h"
 
@@ -333,6 +334,76 @@ static int net_conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 	return 0;
 }
 
+/* One thread's windows from a held wait to its next held call; seen[peer] ==
+ * mark + window number when the window has read that peer already. */
+static uint32_t net_prefeed_thread(struct rp_plan *p, const struct rp_thread *th,
+				   const uint32_t *reader, uint32_t *seen, uint32_t mark)
+{
+	struct rp_op *w = NULL;
+	uint32_t *tail = NULL, n = 0;
+
+	for (uint32_t k = 0; k < th->nops; k++) {
+		uint32_t i = th->ops[k];
+		struct rp_op *op = &p->ops[i];
+
+		if (op->hold && !(op->peer >= 0 && kind_reads(op->kind))) {
+			w = op;
+			tail = &op->prefeed;
+			mark += p->nth; /* a fresh window: marks unique per thread */
+			continue;
+		}
+		if (!w || op->peer < 0 || !kind_reads(op->kind) || seen[op->peer] == mark)
+			continue;
+		seen[op->peer] = mark;
+		if (op->ret <= 0 || reader[op->peer] != op->tidx)
+			continue;
+		*tail = i;
+		tail = &op->prefeed_next;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A server's held wait (epoll_wait, poll) is where its client took its time
+ * to send the next request, and the read after it consumed the request.
+ * The peer sends it from the replay thread just before that read: a
+ * loopback send, with its softirq, that the application never made and
+ * that no hold absorbs, since the read is timed from the wait's end.  In
+ * natural timing the hold sends it instead (peer__prefeed), as the client
+ * did during the wait.  Only the first read of a connection between the
+ * held wait and the thread's next one, as a later read would find two
+ * requests merged, and only of a connection one thread reads: another
+ * thread's read in between would take the bytes.  A read held itself (a
+ * recv that may block) is fed so too: the hold absorbs its feed only when the
+ * recv waited long in the trace, and nginx's took microseconds.
+ */
+static int net_prefeeds(struct rp_plan *p)
+{
+	uint32_t *reader = malloc(p->npeers * sizeof(*reader)), *seen, n = 0;
+
+	seen = calloc(p->npeers, sizeof(*seen));
+	if (!reader || !seen) {
+		free(reader);
+		free(seen);
+		return -ENOMEM;
+	}
+	memset(reader, 0xff, p->npeers * sizeof(*reader));
+	for (uint32_t i = 0; i < p->nops; i++) {
+		const struct rp_op *op = &p->ops[i];
+		uint32_t *r = op->peer >= 0 ? &reader[op->peer] : NULL;
+
+		if (r && kind_reads(op->kind))
+			*r = *r == RP_NONE || *r == op->tidx ? op->tidx : RP_NONE - 1;
+	}
+	for (uint32_t t = 0; t < p->nth; t++)
+		n += net_prefeed_thread(p, &p->th[t], reader, seen, t + 1);
+	dbg("%u reads of outside peers' connections fed in the held wait before them", n);
+	free(reader);
+	free(seen);
+	return 0;
+}
+
 static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct sock_ref *r;
@@ -453,6 +524,8 @@ int net__plan(struct rp_plan *p)
 	htab__free(&n.conn);
 	if (!err && p->nhosts > 1)
 		err = net_accept_order(p);
+	if (!err)
+		err = net_prefeeds(p);
 	if (err)
 		return err;
 	p->ports = calloc(p->nlisten + 1, sizeof(*p->ports));

@@ -37,7 +37,8 @@ static struct {
 	int ep, stop;
 	pthread_t th;
 	bool running;
-	pthread_mutex_t lock; /* peers' fd, lport: accepts may swap them */
+	pthread_mutex_t lock;	    /* peers' fd, lport: accepts may swap them */
+	_Atomic uint64_t fed_ahead; /* reads fed in the hold before them */
 	char buf[65536];
 } pe = { .ep = -1, .stop = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -149,6 +150,7 @@ void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd)
 		b->lport = a->lport;
 		a->lport = port;
 	}
+	a->accepted = true;
 	pthread_mutex_unlock(&pe.lock);
 }
 
@@ -226,12 +228,28 @@ static void peer_await(int fd, int64_t want)
 	}
 }
 
+/* Sends up to NEED bytes on the peer's end FD; returns how many went. */
+static int64_t peer_send(struct rp_thread *t, int fd, int64_t need)
+{
+	int64_t sent = 0;
+
+	while (need > sent) {
+		size_t len = need - sent < (int64_t)t->bufsz ? (size_t)(need - sent) : t->bufsz;
+		ssize_t n = send(fd, t->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		sent += n;
+	}
+	return sent;
+}
+
 /* What the trace's client did before the read: sent its bytes, hung up, or
  * reset the connection.  Returns the bytes the read may expect. */
 static int64_t peer_feed(struct rp_thread *t, struct rp_peer *pr, const struct rp_op *op, int app)
 {
 	int fd = peer_fd(pr);
-	int64_t need, queued = peer_unread(app);
+	int64_t queued = peer_unread(app);
 
 	if (fd < 0)
 		return queued;
@@ -245,16 +263,8 @@ static int64_t peer_feed(struct rp_thread *t, struct rp_peer *pr, const struct r
 		connect(fd, &sa, sizeof(sa));
 		pr->shut = true;
 	}
-	need = op->ret - queued;
-	while (op->ret > 0 && need > 0 && !pr->shut) {
-		size_t len = need < (int64_t)t->bufsz ? (size_t)need : t->bufsz;
-		ssize_t n = send(fd, t->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n <= 0)
-			break;
-		need -= n;
-		queued += n;
-	}
+	if (op->ret > 0 && !pr->shut && op->ret > queued)
+		queued += peer_send(t, fd, op->ret - queued);
 	return queued;
 }
 
@@ -277,13 +287,45 @@ int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 		return fd__missing(op, fd);
 	if (n > t->bufsz)
 		n = t->bufsz;
-	have = peer_feed(t, &p->peers[op->peer], op, fd);
+	if (op->fed >= 0) {
+		/* sent in the hold before: what is readable may still be on its
+		 * way, so the rest is what was not sent, not what is missing */
+		int pfd = peer_fd(&p->peers[op->peer]);
+
+		have = op->fed + (pfd < 0 ? 0 : peer_send(t, pfd, op->ret - op->fed));
+		op->fed = -1;
+	} else {
+		have = peer_feed(t, &p->peers[op->peer], op, fd);
+	}
 	if (op->ret > 0 && have > (int64_t)n)
 		have = n;
 	/* nothing sent and nothing queued (the peer is gone): no wait */
 	if ((op->ret > 0 && have > 0) || op->ret == 0 || op->ret == -ECONNRESET)
 		peer_await(fd, op->ret > 0 ? have : 0);
 	return sys_res(recv(fd, t->buf, n, flags | MSG_DONTWAIT));
+}
+
+/* The feeds of the reads w's hold covers (net_prefeeds), each counted in the
+ * read's fed. */
+void peer__prefeed(struct rp_plan *p, struct rp_thread *t, const struct rp_op *w)
+{
+	for (uint32_t i = w->prefeed; i != RP_NONE; i = p->ops[i].prefeed_next) {
+		struct rp_op *op = &p->ops[i];
+		struct rp_peer *pr = &p->peers[op->peer];
+		bool own;
+		int fd;
+
+		pthread_mutex_lock(&pe.lock);
+		fd = pr->fd;
+		own = !pr->incoming || pr->attached || pr->accepted;
+		pthread_mutex_unlock(&pe.lock);
+		/* Not accepted yet: the connection fd names may be another peer's
+		 * until the accept says which (peer__accepted).  Fed as it comes. */
+		if (fd >= 0 && own && !pr->shut) {
+			op->fed = peer_send(t, fd, op->ret);
+			atomic_fetch_add_explicit(&pe.fed_ahead, 1, memory_order_relaxed);
+		}
+	}
 }
 
 /*
@@ -400,6 +442,11 @@ int peer__start(struct rp_plan *p)
 		err = -pthread_create(&pe.th, NULL, peer_thread, NULL);
 	pe.running = !err;
 	return err;
+}
+
+uint64_t peer__fed_ahead(void)
+{
+	return atomic_load_explicit(&pe.fed_ahead, memory_order_relaxed);
 }
 
 void peer__stop(void)

@@ -200,6 +200,9 @@ struct rp_op {
 	 * connection's identity through fork, exec, dup and fd passing; 0 none */
 	uint64_t sino;
 	int32_t peer; /* the external peer of that connection (net.c), or -1 */
+	/* a held wait: the first of the reads of external peers' connections
+	 * its hold sends ahead (net_prefeeds), RP_NONE; a read: the next one */
+	uint32_t prefeed, prefeed_next;
 	/* multi-host: the header's connection between two hosts it is on, -1 */
 	int32_t conn;
 	/* its family when a TCP stream (AF_INET, AF_INET6), RP_SFAM_OTHER for
@@ -214,6 +217,7 @@ struct rp_op {
 	uint64_t t_issue, t_end; /* replay clock, ns since the replay start */
 	uint64_t t_arrive;	 /* when its thread reached it, if arrive_waited */
 	uint8_t reason;		 /* enum rp_reason, from report__note */
+	int32_t fed;		 /* a read: bytes its peer sent in a hold before it, or -1 */
 };
 
 /* fcntl commands that take or test a record lock, by the kernel's numbers
@@ -356,6 +360,7 @@ struct rp_peer {
 	bool incoming; /* the application accepted it: the replayer connects */
 	bool attached; /* open before the trace: made as a pair at setup */
 	bool shut;     /* the trace's client hung up: our end is shut for writing */
+	bool accepted; /* incoming: its accept is done, so fd is its own (peer__accepted) */
 	int family;
 	uint32_t listen; /* incoming: the application's listener slot */
 	int lfd, fd;	 /* outgoing: the replayer's listener; the connection */
@@ -473,6 +478,10 @@ bool peer__played(const struct rp_plan *p, int nfd);
 int peer__connected(struct rp_plan *p, uint32_t peer);
 /* A write that failed because the trace's client had gone: gone here too. */
 void peer__hangup(struct rp_plan *p, const struct rp_op *op);
+/* In held wait W's hold: sends what the reads it covers got (net_prefeeds). */
+void peer__prefeed(struct rp_plan *p, struct rp_thread *t, const struct rp_op *w);
+/* How many reads peer__prefeed fed. */
+uint64_t peer__fed_ahead(void);
 /* A read of a connection with an external peer: fed, then issued. */
 int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
 

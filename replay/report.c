@@ -225,8 +225,10 @@ json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *
 		      "order", order_names[o->order], "speed", o->speed);
 	if (!j)
 		return NULL;
-	if (o->timing == RT_NATURAL)
+	if (o->timing == RT_NATURAL) {
 		json_object_set_new(j, "lag_ns", report_pcts(r->lag, r->nlag));
+		json_object_set_new(j, "fed_ahead", json_integer(peer__fed_ahead()));
+	}
 	json_object_set_new(j, "prepare_ns", json_integer(r->prepare));
 	json_object_set_new(j, "settle_ns", json_integer(r->settle));
 	json_object_set_new(j, "threads", report_threads(p));
