@@ -119,7 +119,11 @@ inner() {
 	read -r -a hosts <<<"$NH_HOSTS"
 	for pair in "${PAIRS[@]}"; do
 		read -r src dst <<<"$pair"
-		[ -f "$TMP/$wl-$src/job.jsonl" ] || record_wl "$wl" "$src" "${hosts[@]}"
+		if [ ! -f "$TMP/$wl-$src/job.jsonl" ] && ! record_wl "$wl" "$src" "${hosts[@]}"; then
+			log "$wl: recording on $src failed: no row for $src -> $dst"
+			rm -f "$TMP/$wl-$src/job.jsonl"
+			continue
+		fi
 		log "$wl: $src -> $dst"
 		echo "$wl $src $dst $(measure "$wl" "$src" "$dst" "${hosts[@]}")" >>"$TMP/rows"
 	done
@@ -132,12 +136,14 @@ record_wl() {
 	shift 2
 	log "$wl: recording on $cfg"
 	mkdir -p "$out"
-	MH_DATA=$TMP/mnt/$cfg "mhw_${wl}_record" "$out" "$@"
+	MH_DATA=$TMP/mnt/$cfg "mhw_${wl}_record" "$out" "$@" || return 1
 	for h in "$@"; do traces+=("$out/$h.iot"); done
 	"$IOTRACE" analyze --infer-causality "${traces[@]}" -o "$out/job.jsonl" 2>"$out/analyze.err" ||
 		{ log "$wl: analyze failed: $(tail -1 "$out/analyze.err")"; return 1; }
 	for i in $(wl_var "$wl" MEASURE "$(seq -s ' ' 0 $(($# - 1)))"); do
-		"$IOTRACE" analyze --infer-causality "${traces[i]}" -o "$out/solo-$i.jsonl"
+		"$IOTRACE" analyze --infer-causality "${traces[i]}" -o "$out/solo-$i.jsonl" \
+			2>"$out/analyze.err" ||
+			{ log "$wl: analyze of host $i failed: $(tail -1 "$out/analyze.err")"; return 1; }
 	done
 	head -1 "$out/job.jsonl" | jq -r '[.causality_stats.edges_xhost,
 		([.connections[]?] | length)] | @tsv' >"$out/stats"

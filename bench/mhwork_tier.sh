@@ -22,7 +22,8 @@ tier_up() {
 		--save "" --appendonly yes --appendfsync always --dir "$d" --daemonize no \
 		>"$d.log" 2>&1 &
 	TIER_PID=$!
-	until_ok 10 grep -q "Ready to accept" "$d.log"
+	until_ok 10 grep -q "Ready to accept" "$d.log" ||
+		{ log "tier: redis-server did not start: $(tail -2 "$d.log")"; return 1; }
 }
 
 tier_down() {
@@ -41,7 +42,7 @@ tier_load() {
 
 mhw_tier_app() {
 	local t0 s=-
-	tier_up "$2"
+	tier_up "$2" || { echo -; return; }
 	mh_ready
 	t0=$(date +%s%N)
 	tier_load "$1" && s=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { print (b - a) / 1e9 }')
@@ -52,7 +53,7 @@ mhw_tier_app() {
 mhw_tier_record() {
 	local out=$1 rec
 	shift
-	tier_up "$2"
+	tier_up "$2" || return 1
 	"$IOTRACE" record -p "$TIER_PID" -o "$out/$2.iot" 2>"$out/rec-$2.err" &
 	rec=$!
 	until_ok 60 test -e "$out/$2.iot"
