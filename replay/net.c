@@ -471,11 +471,12 @@ static int net_clients(struct rp_plan *p, struct net_pass *n)
 }
 
 /*
- * Multi-host: an accept waits for its client's connect, and a client on
- * another host connects once the accept before its own on that listener
- * has taken its connection. Over the network a later client may connect
- * first: the earlier accept would take its connection, and each host's
- * bytes would go to the other's peer.
+ * Multi-host: a client connects once the accept before its own on that
+ * listener has taken its connection, when that accept's client was on
+ * another host. Over the network a later client may connect first: the
+ * earlier accept would take its connection, and each host's bytes would go
+ * to the other's peer. (The accept itself waits for its connection to
+ * arrive, mhost__incoming(); one host's clients connect in its own order.)
  */
 static int net_accept_order(struct rp_plan *p)
 {
@@ -492,17 +493,18 @@ static int net_accept_order(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->nops && !err; i++) {
 		struct rp_op *op = &p->ops[i];
 		uint64_t lsn = (uint64_t)op->pidx << 32 | (uint32_t)op->fd;
-		uint32_t c, prev;
+		uint32_t c, prev, pc; /* this accept's connect; the accept and connect before */
 
 		if (op->kind != RK_ACCEPT || op->ret < 0 || op->conn < 0)
 			continue;
 		c = htab__get(&connect, (uint64_t)op->conn);
 		prev = htab__get(&last, lsn);
 		err = htab__set(&last, lsn, i);
-		if (err || c == UINT32_MAX || p->th[p->ops[c].tidx].host == p->th[op->tidx].host)
+		if (err || c == UINT32_MAX || prev == UINT32_MAX ||
+		    p->th[p->ops[c].tidx].host == p->th[op->tidx].host)
 			continue;
-		err = net_dep(op, c);
-		if (!err && prev != UINT32_MAX)
+		pc = htab__get(&connect, (uint64_t)p->ops[prev].conn);
+		if (pc != UINT32_MAX && p->th[p->ops[pc].tidx].host != p->th[p->ops[c].tidx].host)
 			err = net_dep(&p->ops[c], prev);
 	}
 	htab__free(&connect);
