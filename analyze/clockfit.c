@@ -220,7 +220,8 @@ static void refine_system(const struct fit *f, const struct cf_host *h, const ui
 			int64_t mid, half;
 			double w, d;
 
-			if (idx[x] == UINT32_MAX || idx[y] == UINT32_MAX || !pair_mid(f, x, y, &mid, &half))
+			if (idx[x] == UINT32_MAX || idx[y] == UINT32_MAX ||
+			    !pair_mid(f, x, y, &mid, &half))
 				continue;
 			w = 1.0 / (1.0 + ((double)half / 1000.0) * ((double)half / 1000.0));
 			d = (double)(mid - (h[y].offset - h[x].offset));
@@ -290,7 +291,8 @@ static int refine(const struct fit *f, struct cf_host *h)
 		if (gauss(a, r, x, k - 1)) {
 			for (uint32_t i = 1; i < f->n; i++)
 				if (idx[i] != UINT32_MAX && idx[i])
-					h[i].offset += (int64_t)(x[idx[i] - 1] + (x[idx[i] - 1] < 0 ? -0.5 : 0.5));
+					h[i].offset += (int64_t)(x[idx[i] - 1] +
+								 (x[idx[i] - 1] < 0 ? -0.5 : 0.5));
 			refine_residuals(f, h, idx);
 		}
 	}

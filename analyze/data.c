@@ -57,7 +57,7 @@ struct io { /* a read or write collected for the data pass, 8 bytes */
 	uint8_t counter; /* an eventfd's 8 bytes */
 };
 
-struct counter { /* an eventfd, by process and fd: all anon inodes share one inode */
+struct counter {     /* an eventfd, by process and fd: all anon inodes share one inode */
 	uint32_t *w; /* writes since the last read */
 	uint32_t n, cap;
 	uint32_t last_read; /* AN_NONE before the first */
@@ -377,7 +377,8 @@ static int counter_io(struct analysis *an, struct data *d, const struct item *it
 		return -ENOMEM;
 	if (!it->read) {
 		if (c->n == c->cap) {
-			uint32_t cap = c->cap ? c->cap * 2 : 8, *w = realloc(c->w, cap * sizeof(*w));
+			uint32_t cap = c->cap ? c->cap * 2 : 8,
+				 *w = realloc(c->w, cap * sizeof(*w));
 
 			if (!w)
 				return -ENOMEM;
@@ -385,8 +386,9 @@ static int counter_io(struct analysis *an, struct data *d, const struct item *it
 			c->cap = cap;
 		}
 		c->w[c->n++] = it->ev;
-		return c->last_read == AN_NONE ? 0 : an__edge(an, c->last_read, it->ev,
-							      AN_RULE_DATA, 0);
+		return c->last_read == AN_NONE ?
+			       0 :
+			       an__edge(an, c->last_read, it->ev, AN_RULE_DATA, 0);
 	}
 	for (uint32_t i = 0; !err && i < c->n; i++)
 		err = an__edge(an, c->w[i], it->ev, AN_RULE_DATA, 8);

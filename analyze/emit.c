@@ -340,8 +340,8 @@ static bool empty_poll(const struct iot_syscall *sc)
  * progress engine polls its sockets while a call waits for a message):
  * waiting, which the replay does at the call the message releases, not
  * computing, which it would spin before each of the hundred thousand polls. */
-static bool spin_gap(const struct analysis *an, const struct an_thread *t,
-		     const struct an_event *e, uint64_t c)
+static bool spin_gap(const struct analysis *an, const struct an_thread *t, const struct an_event *e,
+		     uint64_t c)
 {
 	return c < SPIN_GAP_MAX_NS && e->pos && empty_poll(an__rec(an, t->ev[e->pos - 1]));
 }
@@ -387,7 +387,8 @@ static void put_times(struct emit *em, uint32_t id)
 	jw__lit(w, ",\"compute_ns\":");
 	jw__u64(w, c);
 	jw__lit(w, wall ? ",\"compute_src\":\"wall\"" :
-		   spin ? ",\"compute_src\":\"spin\"" : ",\"compute_src\":\"oncpu\"");
+		   spin ? ",\"compute_src\":\"spin\"" :
+			  ",\"compute_src\":\"oncpu\"");
 	if (sc->flags & IOT_SCF_NO_ENTER)
 		jw__lit(w, ",\"no_enter\":true");
 	if (sc->flags & IOT_SCF_NO_RETURN)

@@ -237,8 +237,8 @@ static uint64_t mh_wait_ns(void)
 static bool mhost_stream_read(const struct rp_op *op)
 {
 	return op->ret >= 0 &&
-	       (op->kind == RK_RECV || ((op->kind == RK_READ || op->kind == RK_READV) &&
-					(op->stream || op->conn >= 0)));
+	       (op->kind == RK_RECV ||
+		((op->kind == RK_READ || op->kind == RK_READV) && (op->stream || op->conn >= 0)));
 }
 
 /*
@@ -376,7 +376,8 @@ static void mhost_carry(struct rp_plan *p)
 			op->xwait = true;
 			xh.carried += th->host == (uint16_t)xh.me ? n : 0;
 			prev = k ? &p->ops[th->ops[k - 1]] : NULL;
-			if (prev && prev->kind == RK_WAIT && prev->hold && !prev->ndeps && prev->ret > 0) {
+			if (prev && prev->kind == RK_WAIT && prev->hold && !prev->ndeps &&
+			    prev->ret > 0) {
 				prev->hold = false;
 				prev->xwait = true;
 				prev->xread = th->ops[k];
@@ -693,9 +694,9 @@ static json_t *mhost_own(struct rp_plan *p, const struct rp_opts *o, struct rp_r
 	json_object_set_new(j, "host_events", json_integer(xh.events));
 	json_object_set_new(j, "xhost",
 			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "waits", (json_int_t)xh.waits,
-				      "deps", (json_int_t)xh.deps, "carried", (json_int_t)xh.carried,
-				      "sent", (json_int_t)xh.sent, "received",
-				      (json_int_t)xh.received));
+				      "deps", (json_int_t)xh.deps, "carried",
+				      (json_int_t)xh.carried, "sent", (json_int_t)xh.sent,
+				      "received", (json_int_t)xh.received));
 	return j;
 }
 

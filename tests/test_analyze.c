@@ -347,14 +347,14 @@ static void test_analyze__data_eventfd(void)
 	SC(&b, .pid = 1, .tid = 1, .nr = SYS_eventfd2, .ts = 10, .dur = 5, .ret = 5, .nfd = 1,
 	   .fd = { FD(IOT_FD_RET0, 5, IOT_FT_ANON, 1038) });
 	for (int k = 0; k < 2; k++) {
-		SC(&b, .pid = 1, .tid = 1, .nr = SYS_write, .ts = 100 + 200 * k, .dur = 10, .ret = 8,
-		   .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_write, .ts = 100 + 200 * k, .dur = 10,
+		   .ret = 8, .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
 		SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 150 + 200 * k, .dur = 10, .ret = 8,
 		   .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
 	}
 	/* another process's fd 5, an epoll fd on the same anon inode: no count */
-	SC(&b, .pid = 3, .tid = 3, .nr = SYS_read, .ts = 500, .dur = 10, .ret = 8,
-	   .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+	SC(&b, .pid = 3, .tid = 3, .nr = SYS_read, .ts = 500, .dur = 10, .ret = 8, .a = { 5, 0, 8 },
+	   .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
 	CU_ASSERT(dep(&b, 1, 1, 2, 0, AN_RULE_DATA));
 	CU_ASSERT(dep(&b, 1, 2, 2, 1, AN_RULE_DATA));

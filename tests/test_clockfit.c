@@ -73,7 +73,8 @@ static void test_clockfit__ring(void)
 	CU_ASSERT_EQUAL(h[2].src, CF_EDGES);
 	CU_ASSERT(h[2].offset >= -5000 && h[2].offset <= 5000);
 	for (int i = 0; i < 6; i++)
-		CU_ASSERT(o[i].recv_end + h[o[i].to].offset >= o[i].send_begin + h[o[i].from].offset);
+		CU_ASSERT(o[i].recv_end + h[o[i].to].offset >=
+			  o[i].send_begin + h[o[i].from].offset);
 }
 
 static void test_clockfit__contradiction(void)
@@ -125,9 +126,9 @@ static void test_clockfit__cycle_least_squares(void)
 {
 	const int64_t off[3] = { 0, 12345678, -7654321 };
 	struct cf_obs o[6] = {
-		OBS(0, 1, off, 1000, 1000),	  OBS(1, 0, off, 50000, 3000),
-		OBS(1, 2, off, 100000, 2000),	  OBS(2, 1, off, 150000, 2000),
-		OBS(0, 2, off, 200000, 1000),	  OBS(2, 0, off, 250000, 61000),
+		OBS(0, 1, off, 1000, 1000),   OBS(1, 0, off, 50000, 3000),
+		OBS(1, 2, off, 100000, 2000), OBS(2, 1, off, 150000, 2000),
+		OBS(0, 2, off, 200000, 1000), OBS(2, 0, off, 250000, 61000),
 	};
 	struct cf_host h[3] = { { 0 } };
 	uint32_t a, b;

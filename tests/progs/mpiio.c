@@ -168,8 +168,10 @@ int main(int argc, char **argv)
 	    (strcmp(argv[1], "pseudo") && strcmp(argv[1], "pseudosync") &&
 	     strcmp(argv[1], "fitness"))) {
 		if (!rank)
-			fprintf(stderr, "usage: mpiio pseudo|pseudosync|fitness DIR ROUNDS(1-%d) "
-					"[LOG]\n", MAX_ROUNDS);
+			fprintf(stderr,
+				"usage: mpiio pseudo|pseudosync|fitness DIR ROUNDS(1-%d) "
+				"[LOG]\n",
+				MAX_ROUNDS);
 		MPI_Finalize();
 		return 2;
 	}
