@@ -232,6 +232,8 @@ measure() {
 	shift 3
 	local -A r f w
 	local tapp=()
+	# roots are prepared for one trace: another pair's are not reused
+	rm -rf "$TMP/sys" "$TMP/mnt/$dst/replay" "$TMP/mnt/$dst"/solo-*
 	for m in "${MODES[@]}"; do r[$m]="" f[$m]="" w[$m]=""; done
 	for ((k = 0; k < REPS; k++)); do
 		a=$(MH_DATA=$TMP/mnt/$dst "mhw_${wl}_app" "$@")

@@ -18,7 +18,9 @@ tier_up() {
 	local d=$MH_DATA/h1/redis
 	rm -rf "$d"
 	mkdir -p "$d"
-	mh_on "$1" redis-server --port 6379 --bind "$(mh_addr 1)" --protected-mode no \
+	# nsenter itself, not mh_on: a function in the background is a
+	# subshell, and its pid is not the server's
+	nsenter --net="/var/run/netns/$1" redis-server --port 6379 --bind "$(mh_addr 1)" --protected-mode no \
 		--save "" --appendonly yes --appendfsync always --dir "$d" --daemonize no \
 		>"$d.log" 2>&1 &
 	TIER_PID=$!
@@ -28,6 +30,7 @@ tier_up() {
 
 tier_down() {
 	kill "$TIER_PID" 2>/dev/null
+	until_ok 10 bash -c "! kill -0 $TIER_PID" || kill -9 "$TIER_PID" 2>/dev/null
 	wait "$TIER_PID" 2>/dev/null || true
 }
 
