@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -21,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "lib/log.h"
@@ -28,7 +31,7 @@
 #include "replay/replay.h"
 #include "replay/run.h"
 
-enum { TAG_DEP = 1, TAG_LEN = 2, TAG_REPORT = 3, TAG_BEAT = 4 };
+enum { TAG_DEP = 1, TAG_LEN = 2, TAG_REPORT = 3, TAG_BEAT = 4, TAG_INL = 5 };
 #define DEP_START 0x80000000u  /* in a TAG_DEP message: started, not ended */
 #define BEAT_NS	  250000000ull /* a replaying rank tells rank 0 it lives this often */
 /* the start barrier waits this many stall timeouts for the slowest rank's
@@ -61,6 +64,7 @@ static struct mhost {
 	_Atomic bool stop;
 	int err;
 	uint64_t waits, deps, sent, received; /* for the report */
+	uint64_t carried;		      /* deps a connection carries */
 	uint64_t events;		      /* this host's */
 	uint64_t stall_ns;
 	struct rp_plan *p;
@@ -229,11 +233,12 @@ static uint64_t mh_wait_ns(void)
 	return xh.stall_ns ? xh.stall_ns : AWAIT_MAX_NS;
 }
 
-/* A read of a socket (or pipe) that got bytes in the trace. */
+/* A read of a socket (or pipe) that got bytes, or the end, in the trace. */
 static bool mhost_stream_read(const struct rp_op *op)
 {
-	return op->ret > 0 && (op->kind == RK_RECV ||
-			       ((op->kind == RK_READ || op->kind == RK_READV) && op->stream));
+	return op->ret >= 0 &&
+	       (op->kind == RK_RECV ||
+		((op->kind == RK_READ || op->kind == RK_READV) && (op->stream || op->conn >= 0)));
 }
 
 /*
@@ -242,22 +247,36 @@ static bool mhost_stream_read(const struct rp_op *op)
  * application they had arrived when the read was made (it got them): wait
  * until the socket has as many bytes as the read got, or its other end is
  * gone, for at most a stall timeout; the read then finds them, as it did,
- * instead of fewer (short) or none (EAGAIN on a non-blocking socket).
+ * instead of fewer (short) or none (EAGAIN on a non-blocking socket). A
+ * read that got the end waits for the other end's shutdown to arrive.
  */
 void mhost__await(struct rp_plan *p, struct rp_op *op)
 {
-	uint64_t until = mpi__now() + mh_wait_ns();
-	int fd = fd__get(p, op, op->fd), n = 0;
+	uint64_t until = mpi__now() + mh_wait_ns(), now;
+	int fd = fd__get(p, op, op->fd), n = 0, lowat = 1, want;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	socklen_t len = sizeof(lowat);
+	bool blocks;
 
 	if (fd < 0)
 		return;
-	while (!ioctl(fd, FIONREAD, &n) && n < op->ret && mpi__now() < until) {
+	/* on a TCP socket, poll blocks until the bytes are all in: no nap loop
+	 * taking the CPUs the other ranks' replay threads need */
+	want = op->ret < INT_MAX ? (int)op->ret : INT_MAX;
+	blocks = !getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, &len) &&
+		 !setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
+	/* the end of the stream (ret 0): until the other end's shutdown is in */
+	while (!ioctl(fd, FIONREAD, &n) && (n < op->ret || (!op->ret && !n)) &&
+	       (now = mpi__now()) < until) {
 		pfd.revents = 0;
-		if (poll(&pfd, 1, 0) > 0 && pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
-			return;
-		mpi__nap();
+		if (poll(&pfd, 1, blocks ? (int)((until - now) / 1000000 + 1) : 0) > 0 &&
+		    pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
+			break;
+		if (!blocks)
+			mpi__nap();
 	}
+	if (blocks)
+		setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat));
 }
 
 void mhost__connected(int fd)
@@ -266,6 +285,15 @@ void mhost__connected(int fd)
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 
 	poll(&pfd, 1, wait / 1000000);
+}
+
+/* The client's connect has returned (the accept's dep) and its handshake
+ * may still be on the wire: a non-blocking accept would find nothing. */
+void mhost__incoming(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	poll(&pfd, 1, mh_wait_ns() / 1000000);
 }
 
 /* Who waits for whom across hosts: every rank computes all of it alike. */
@@ -301,6 +329,83 @@ static void mhost_edges(struct rp_plan *p, uint8_t *want)
 	}
 }
 
+static bool mhost_write_kind(enum rp_kind k)
+{
+	return k == RK_SEND || k == RK_WRITE || k == RK_WRITEV || k == RK_SENDFILE;
+}
+
+/* Drops OP's deps that its connection carries: another host's writes of the
+ * bytes it read, on the same connection; how many. */
+static uint32_t mhost_carried(struct rp_plan *p, struct rp_op *op)
+{
+	uint32_t n = 0, kept = 0;
+
+	for (uint32_t k = 0; k < op->ndeps; k++) {
+		const struct rp_op *dep = &p->ops[op->deps[k] & ~RP_DEP_START];
+
+		if (!(op->deps[k] & RP_DEP_START) && op->conn >= 0 && dep->conn == op->conn &&
+		    p->th[dep->tidx].host != p->th[op->tidx].host && mhost_write_kind(dep->kind) &&
+		    mhost_stream_read(op))
+			n++;
+		else
+			op->deps[kept++] = op->deps[k];
+	}
+	op->ndeps = kept;
+	return n;
+}
+
+/*
+ * A connection between two traced hosts is a real one between their ranks:
+ * the bytes a read got arriving are the end of the other host's write that
+ * sent them, so the read waits for them (mhost__await), not for a message
+ * that comes after them.  The held wait just before it (an epoll_wait, which
+ * in the application ended when those bytes came) ends when they come too,
+ * instead of lasting its recorded time and the read then waiting as well.
+ */
+static void mhost_carry(struct rp_plan *p)
+{
+	for (uint32_t t = 0; t < p->nth; t++) {
+		const struct rp_thread *th = &p->th[t];
+
+		for (uint32_t k = 0; k < th->nops; k++) {
+			struct rp_op *op = &p->ops[th->ops[k]], *prev;
+			uint32_t n = mhost_carried(p, op);
+
+			if (!n)
+				continue;
+			op->xwait = true;
+			xh.carried += th->host == (uint16_t)xh.me ? n : 0;
+			prev = k ? &p->ops[th->ops[k - 1]] : NULL;
+			if (prev && prev->kind == RK_WAIT && prev->hold && !prev->ndeps &&
+			    prev->ret > 0) {
+				prev->hold = false;
+				prev->xwait = true;
+				prev->xread = th->ops[k];
+			}
+		}
+	}
+}
+
+/*
+ * A thread that no traced call created (a server attached to with -p, a
+ * client started by an untraced script) starts at its first call's time on
+ * the merged clock.  Otherwise a host whose trace begins later (the client,
+ * started once the server was up) would start at once, and wait in its
+ * first exchange for the other host to get through what it did before.
+ */
+static void mhost_starts(struct rp_plan *p)
+{
+	for (uint32_t t = 0; t < p->nth; t++) {
+		struct rp_op *op;
+
+		if (p->th[t].gate != RP_NONE || !p->th[t].nops)
+			continue;
+		op = &p->ops[p->th[t].ops[0]];
+		if (op->ts > 0 && (uint64_t)op->ts > op->compute)
+			op->compute = op->ts;
+	}
+}
+
 int mhost__plan(struct rp_plan *p)
 {
 	uint8_t *want;
@@ -308,6 +413,8 @@ int mhost__plan(struct rp_plan *p)
 	if (!xh.active)
 		return 0;
 	xh.p = p;
+	mhost_carry(p);
+	mhost_starts(p);
 	for (uint32_t t = 0; t < p->nth; t++)
 		if ((p->th[t].remote = p->th[t].host != (uint16_t)xh.me))
 			p->th[t].nops = 0; /* its ops run on another rank */
@@ -356,6 +463,50 @@ void mhost__sent(uint32_t idx, unsigned int what)
 	pthread_mutex_unlock(&xh.qlock);
 }
 
+/* What every rank learnt from the others' tables: where their listeners are. */
+static void mhost_inherited_take(uint32_t **in, size_t n)
+{
+	for (int r = 0; r < xh.size; r++)
+		for (size_t s = 1; r != xh.rank && s < n; s++)
+			if (in[r][s]) {
+				xh.lsn_addr[s - 1] = in[r][0];
+				atomic_store(&xh.p->ports[s - 1], (int)in[r][s]);
+			}
+}
+
+/*
+ * Listeners from before the trace (a server attached to with -p) listen
+ * from the start, and no listen in the trace says where: each rank sends
+ * every other one its address and its own such listeners' ports, by
+ * listener slot, before the start.
+ */
+static int mhost_inherited(uint64_t deadline)
+{
+	size_t n = xh.p->nlisten + 1;
+	uint32_t *buf = calloc(n * (xh.size + 1), sizeof(*buf)), *in[RP_HOSTS_MAX];
+	mpi_req req[2 * RP_HOSTS_MAX];
+	int err = buf ? 0 : -ENOMEM, nreq = 0;
+
+	for (size_t s = 1; buf && s < n; s++)
+		buf[s] = (uint32_t)atomic_load(&xh.p->ports[s - 1]);
+	if (buf)
+		buf[0] = xh.addr;
+	for (int r = 0; r < xh.size && !err; r++) {
+		in[r] = buf + n * (r + 1);
+		if (r == xh.rank)
+			continue;
+		err = mpi__irecv(in[r], n * sizeof(*buf), r, TAG_INL, &req[nreq++]);
+		if (!err)
+			err = mpi__isend(buf, n * sizeof(*buf), r, TAG_INL, &req[nreq++]);
+	}
+	for (int k = 0; k < nreq && !err; k++)
+		err = mpi__wait(&req[k], deadline);
+	if (!err)
+		mhost_inherited_take(in, n);
+	free(buf);
+	return err;
+}
+
 int mhost__barrier(const struct rp_opts *o)
 {
 	uint64_t wait = o->stall_sec * BARRIER_STALLS * 1000000000ull;
@@ -363,7 +514,9 @@ int mhost__barrier(const struct rp_opts *o)
 
 	if (!xh.active)
 		return 0;
-	err = mpi__barrier(wait ? mpi__now() + wait : 0);
+	err = xh.p->ninl ? mhost_inherited(wait ? mpi__now() + wait : 0) : 0;
+	if (!err)
+		err = mpi__barrier(wait ? mpi__now() + wait : 0);
 	if (err)
 		err("replay: rank %d: the other ranks did not reach the start in %u s%s", xh.rank,
 		    o->stall_sec * BARRIER_STALLS, err == -ETIMEDOUT ? "" : " (MPI error)");
@@ -484,7 +637,13 @@ static void *courier_run(void *arg)
 			stop = mpi__now();
 		if (stop && xh.stall_ns && mpi__now() - stop > xh.stall_ns)
 			xh.err = -ETIMEDOUT;
-		if (!busy)
+		if (busy)
+			continue;
+		/* nothing to carry, only heartbeats: on a machine whose CPUs the
+		 * replay threads need, a courier up 50000 times a second costs */
+		if (!xh.nexpect && !xh.qcap)
+			usleep(BEAT_NS / 1000 / 50);
+		else
 			mpi__nap();
 	}
 	if (c->left)
@@ -534,9 +693,10 @@ static json_t *mhost_own(struct rp_plan *p, const struct rp_opts *o, struct rp_r
 	json_object_set_new(j, "rank", json_integer(xh.rank));
 	json_object_set_new(j, "host_events", json_integer(xh.events));
 	json_object_set_new(j, "xhost",
-			    json_pack("{s:I, s:I, s:I, s:I}", "waits", (json_int_t)xh.waits, "deps",
-				      (json_int_t)xh.deps, "sent", (json_int_t)xh.sent, "received",
-				      (json_int_t)xh.received));
+			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "waits", (json_int_t)xh.waits,
+				      "deps", (json_int_t)xh.deps, "carried",
+				      (json_int_t)xh.carried, "sent", (json_int_t)xh.sent,
+				      "received", (json_int_t)xh.received));
 	return j;
 }
 

@@ -9,6 +9,7 @@
  * accepts and closes, the forked backend reads, and every read finds it.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -131,22 +132,75 @@ static uint32_t net_conn_server(const struct rp_plan *p, const struct rp_op *op)
 	return RP_NONE;
 }
 
+/* The process whose listener from before the trace has slot L, or -1. */
+static int32_t net_inherited_pidx(const struct rp_plan *p, uint32_t l)
+{
+	for (uint32_t k = 0; k < p->ninl; k++)
+		if (p->inl[k].slot == l)
+			return (int32_t)p->inl[k].pidx;
+	return -1;
+}
+
+static uint32_t net_proc_host(const struct rp_plan *p, uint32_t pidx)
+{
+	for (uint32_t t = 0; t < p->nth; t++)
+		if (p->th[t].pidx == pidx)
+			return p->th[t].host;
+	return RP_NONE;
+}
+
+static uint32_t net_slot_host(const struct rp_plan *p, const struct net_pass *n, uint32_t l,
+			      int32_t pidx)
+{
+	if (pidx >= 0)
+		return net_proc_host(p, pidx);
+	return p->th[p->ops[n->listen_op[l]].tidx].host;
+}
+
+/* The latest listener on the connect's port (on HOST unless RP_NONE), of
+ * its family if ANY is false (one from before the trace, of any); or -1. */
+static int32_t net_listener(const struct rp_plan *p, const struct net_pass *n,
+			    const struct rp_op *op, uint32_t host, bool any)
+{
+	for (uint32_t l = p->nlisten; l-- > 0;) {
+		int32_t pidx = net_inherited_pidx(p, l);
+
+		if ((n->listen_op[l] == RP_NONE && pidx < 0) || n->listen_port[l] != op->a[1])
+			continue;
+		if (host != RP_NONE && net_slot_host(p, n, l, pidx) != host)
+			continue;
+		if (any || n->listen_op[l] == RP_NONE || p->ops[n->listen_op[l]].sfam == op->sfam)
+			return l;
+	}
+	return -1;
+}
+
 /* Connects to a port a traced socket listens on stay inside the replay;
- * across hosts, on the host the file says the connection's server is. */
+ * across hosts, on the host the file says the connection's server is. A
+ * server listening on one port twice, IPv4 and IPv6 (Open MPI does), takes
+ * a client of its family on that family's listener. */
 static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	uint32_t host = net_conn_server(p, op);
+	int32_t l = net_listener(p, n, op, host, false);
 	int peer;
 
 	op->a[2] = op->a[3] = -1;
-	for (uint32_t l = p->nlisten; l-- > 0;) {
-		if (n->listen_op[l] == RP_NONE || n->listen_port[l] != op->a[1])
-			continue;
-		if (host != RP_NONE && p->th[p->ops[n->listen_op[l]].tidx].host != host)
-			continue;
+	if (l < 0)
+		l = net_listener(p, n, op, host, true);
+	if (l >= 0) {
 		op->a[3] = l;
+		/* a listener from before the trace listens from the start */
+		if (net_inherited_pidx(p, l) >= 0)
+			return 0;
 		/* the listener must be listening before the connect is issued */
 		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net_dep(op, n->listen_op[l]);
+	}
+	/* connecting again to see a non-blocking connect's end: the same peer */
+	peer = conn_get(&n->conn, conn_key(op, op->fd));
+	if (peer >= 0) {
+		op->a[2] = op->peer = peer;
+		return 0;
 	}
 	peer = net_new_peer(p, false, op->a[0], -1);
 	if (peer < 0 || conn_put(&n->conn, conn_key(op, op->fd), peer))
@@ -354,8 +408,14 @@ static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct sock_ref *r;
 
-	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS))
+	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS)) {
+		/* a connect that failed (a client retrying until its server
+		 * listens) has neither listener nor peer: it fails again,
+		 * neither held until a listen nor connected to a peer */
+		if (op->kind == RK_CONNECT)
+			op->a[2] = op->a[3] = -1;
 		return net_conn_io(op->kind) ? net_conn_op(p, n, op) : 0;
+	}
 	switch (op->kind) {
 	case RK_BIND:
 		return net_bind(p, n, op);
@@ -384,7 +444,7 @@ static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 
 /* Local ports of every traced connect: an accept may come first in the
  * trace (it blocks until the connect), so they are gathered beforehand. */
-static int net_clients(const struct rp_plan *p, struct net_pass *n)
+static int net_clients(struct rp_plan *p, struct net_pass *n)
 {
 	for (uint32_t i = 0; i < p->nops; i++) {
 		const struct rp_op *op = &p->ops[i];
@@ -393,6 +453,11 @@ static int net_clients(const struct rp_plan *p, struct net_pass *n)
 		/* unix sockets, datagrams: never given a peer of our own */
 		if (op->sino && op->sfam == RP_SFAM_OTHER && op->kind != RK_ACCEPT &&
 		    conn_put(&n->conn, op->sino, -1))
+			return -ENOMEM;
+		/* a listener from before the trace: connects earlier in the
+		 * trace than its first accept find it too */
+		if (op->kind == RK_ACCEPT && op->ret >= 0 && !ref_get(n, op->pidx, op->fd, false) &&
+		    net_inherited_socket(p, op->pidx, op->fd) && !net_inherited_listener(p, n, op))
 			return -ENOMEM;
 		if (op->kind != RK_CONNECT || (op->ret < 0 && op->ret != -EINPROGRESS))
 			continue;
@@ -403,6 +468,48 @@ static int net_clients(const struct rp_plan *p, struct net_pass *n)
 		v[n->nclients++] = op->a[2];
 	}
 	return 0;
+}
+
+/*
+ * Multi-host: a client connects once the accept before its own on that
+ * listener has taken its connection, when that accept's client was on
+ * another host. Over the network a later client may connect first: the
+ * earlier accept would take its connection, and each host's bytes would go
+ * to the other's peer. (The accept itself waits for its connection to
+ * arrive, mhost__incoming(); one host's clients connect in its own order.)
+ */
+static int net_accept_order(struct rp_plan *p)
+{
+	struct htab connect = { 0 }, last = { 0 }; /* conn -> its connect; listener -> accept */
+	int err = 0;
+
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		const struct rp_op *op = &p->ops[i];
+
+		if (op->kind == RK_CONNECT && op->conn >= 0 &&
+		    (op->ret >= 0 || op->ret == -EINPROGRESS))
+			err = htab__set(&connect, (uint64_t)op->conn, i);
+	}
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		struct rp_op *op = &p->ops[i];
+		uint64_t lsn = (uint64_t)op->pidx << 32 | (uint32_t)op->fd;
+		uint32_t c, prev, pc; /* this accept's connect; the accept and connect before */
+
+		if (op->kind != RK_ACCEPT || op->ret < 0 || op->conn < 0)
+			continue;
+		c = htab__get(&connect, (uint64_t)op->conn);
+		prev = htab__get(&last, lsn);
+		err = htab__set(&last, lsn, i);
+		if (err || c == UINT32_MAX || prev == UINT32_MAX ||
+		    p->th[p->ops[c].tidx].host == p->th[op->tidx].host)
+			continue;
+		pc = htab__get(&connect, (uint64_t)p->ops[prev].conn);
+		if (pc != UINT32_MAX && p->th[p->ops[pc].tidx].host != p->th[p->ops[c].tidx].host)
+			err = net_dep(&p->ops[c], prev);
+	}
+	htab__free(&connect);
+	htab__free(&last);
+	return err;
 }
 
 int net__plan(struct rp_plan *p)
@@ -417,6 +524,8 @@ int net__plan(struct rp_plan *p)
 	free(n.listen_port);
 	free(n.client_ports);
 	htab__free(&n.conn);
+	if (!err && p->nhosts > 1)
+		err = net_accept_order(p);
 	if (!err)
 		err = net_prefeeds(p);
 	if (err)
@@ -425,29 +534,50 @@ int net__plan(struct rp_plan *p)
 	return p->ports ? 0 : -ENOMEM;
 }
 
+/* A listener for one from before the trace: on loopback, or, across hosts,
+ * on every address, where other hosts' replayed clients reach it too. */
+static int net_listen_inherited(struct rp_plan *p, const struct rp_inlisten *l)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+	socklen_t len = loopback__addr(&ss, AF_INET, 0);
+	/* blocking: the replayed accept waits for its peer, as the
+	 * application's waited in epoll for its client */
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (mhost__active())
+		a->sin_addr.s_addr = htonl(INADDR_ANY);
+	/* every peer connects at once: room for all of them */
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) || listen(fd, SOMAXCONN)) {
+		int err = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	atomic_store(&p->ports[l->slot], loopback__port(fd));
+	if ((uint32_t)l->fd < p->pr[l->pidx].nslot)
+		atomic_store(&p->pr[l->pidx].fd[l->fd], fd);
+	return 0;
+}
+
+static bool net_proc_remote(const struct rp_plan *p, uint32_t pidx)
+{
+	for (uint32_t t = 0; t < p->nth; t++)
+		if (p->th[t].pidx == pidx)
+			return p->th[t].remote;
+	return false;
+}
+
 int net__open_inherited(struct rp_plan *p)
 {
-	for (uint32_t i = 0; i < p->ninl; i++) {
-		const struct rp_inlisten *l = &p->inl[i];
-		struct sockaddr_storage ss;
-		socklen_t len = loopback__addr(&ss, AF_INET, 0);
-		/* blocking: the replayed accept waits for its peer, as the
-		 * application's waited in epoll for its client */
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int err = 0;
 
-		/* every peer connects at once: room for all of them */
-		if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) || listen(fd, SOMAXCONN)) {
-			int err = -errno;
-
-			if (fd >= 0)
-				close(fd);
-			return err;
-		}
-		atomic_store(&p->ports[l->slot], loopback__port(fd));
-		if ((uint32_t)l->fd < p->pr[l->pidx].nslot)
-			atomic_store(&p->pr[l->pidx].fd[l->fd], fd);
-	}
-	return 0;
+	/* another host's listeners are its rank's (mhost__barrier) */
+	for (uint32_t i = 0; i < p->ninl && !err; i++)
+		if (!net_proc_remote(p, p->inl[i].pidx))
+			err = net_listen_inherited(p, &p->inl[i]);
+	return err;
 }
 
 int net__connect_inherited(struct rp_plan *p)
@@ -455,7 +585,8 @@ int net__connect_inherited(struct rp_plan *p)
 	int err = 0;
 
 	for (uint32_t i = 0; i < p->ninl && !err; i++)
-		err = peer__connect_in(p, p->inl[i].slot, AF_INET,
-				       atomic_load(&p->ports[p->inl[i].slot]));
+		if (!net_proc_remote(p, p->inl[i].pidx))
+			err = peer__connect_in(p, p->inl[i].slot, AF_INET,
+					       atomic_load(&p->ports[p->inl[i].slot]));
 	return err;
 }

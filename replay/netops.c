@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -104,6 +105,8 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 		port = atomic_load(&p->ports[op->a[3]]);
 	else if (op->a[2] >= 0)
 		port = p->peers[op->a[2]].port;
+	else if (op->ret == -ECONNREFUSED)
+		port = loopback__refusing_port();
 	if (port <= 0) {
 		report__note(op, RR_NO_PEER_PORT);
 		return RP_SKIPPED;
@@ -111,7 +114,13 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 	len = loopback__addr(&ss, sock_family(fd), port);
 	if (op->a[3] >= 0 && mhost__listener(op->a[3], &addr))
 		net_remote(&ss, addr);
+	if (mhost__active())
+		loopback__nodelay(fd);
 	r = connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
+	/* a non-blocking connect's end checked by connecting again (hiredis):
+	 * the replay's connection is up, as the application's was */
+	if (r == -EISCONN && op->ret == 0)
+		return 0;
 	if (r && r != -EINPROGRESS)
 		return r;
 	if (op->a[2] >= 0 && peer__connected(p, op->a[2]))
@@ -132,18 +141,95 @@ static bool would_block(const struct rp_op *op, int fd)
 	return op->nonblock && poll(&pfd, 1, 0) == 0;
 }
 
+/*
+ * Connections an accept took that were another accept's.  A listener can
+ * have two kinds of client in its backlog, in whatever order they came: the
+ * replayer's own, playing clients outside the trace, and replayed traced
+ * clients (another host's, for a server attached to with -p and loaded from
+ * there).  An accept that wanted one kind holds the other for the accept
+ * that wants it, instead of feeding a connection the wrong reads.
+ */
+#define NET_HELD_MAX 64
+struct held_conn {
+	int lfd, fd;
+	bool played;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	uint32_t n;
+	struct held_conn c[NET_HELD_MAX];
+} held = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int held_take(int lfd, bool played)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&held.lock);
+	for (uint32_t i = 0; fd < 0 && i < held.n; i++)
+		if (held.c[i].lfd == lfd && held.c[i].played == played) {
+			fd = held.c[i].fd;
+			held.c[i] = held.c[--held.n];
+		}
+	pthread_mutex_unlock(&held.lock);
+	return fd;
+}
+
+static bool held_has(int lfd, bool played)
+{
+	bool has = false;
+
+	pthread_mutex_lock(&held.lock);
+	for (uint32_t i = 0; !has && i < held.n; i++)
+		has = held.c[i].lfd == lfd && held.c[i].played == played;
+	pthread_mutex_unlock(&held.lock);
+	return has;
+}
+
+static bool held_put(int lfd, int fd, bool played)
+{
+	bool room;
+
+	pthread_mutex_lock(&held.lock);
+	room = held.n < NET_HELD_MAX;
+	if (room)
+		held.c[held.n++] = (struct held_conn){ lfd, fd, played };
+	pthread_mutex_unlock(&held.lock);
+	return room;
+}
+
+/* The next connection of the kind OP took in the trace (with no room left
+ * to hold the other kind, whatever comes). */
+static int net_accept_kind(struct rp_plan *p, const struct rp_op *op, int fd)
+{
+	bool played = op->peer >= 0;
+	int nfd = held_take(fd, played);
+
+	while (nfd < 0) {
+		nfd = accept4(fd, NULL, NULL, (op->a[0] | SOCK_CLOEXEC) & ~SOCK_NONBLOCK);
+		if (nfd < 0)
+			return -errno;
+		if (peer__played(p, nfd) != played && held_put(fd, nfd, !played))
+			nfd = -1;
+	}
+	return nfd;
+}
+
 static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int nfd;
 
+	if (op->ret >= 0 && mhost__active() && !held_has(fd, op->peer >= 0))
+		mhost__incoming(fd);
 	/* a server drains its listener until EAGAIN: replay the EAGAIN, and
 	 * leave a pending connection for the accept that took it in the trace */
 	if (would_block(op, fd) || op->ret == -EAGAIN)
 		return -EAGAIN;
-	nfd = accept4(fd, NULL, NULL, (op->a[0] | SOCK_CLOEXEC) & ~SOCK_NONBLOCK);
-
+	nfd = net_accept_kind(p, op, fd);
 	if (nfd < 0)
-		return -errno;
+		return nfd;
+	if (mhost__active())
+		loopback__nodelay(nfd);
 	if (op->peer >= 0)
 		peer__accepted(p, op->peer, nfd);
 	fd__set(p, op->pidx, op->fd2, nfd, op->a[0] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
@@ -236,6 +322,14 @@ int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 		n = t->bufsz;
 	switch (op->kind) {
 	case RK_BIND:
+		/* Open MPI tries ports from 1024 up until one is free: bound
+		 * here, the first one's ephemeral port would make the next
+		 * binds fail EINVAL, the one that took a port among them */
+		if (op->ret < 0) {
+			report__note(op, RR_BIND_FAILED);
+			*emul = true;
+			return op->ret;
+		}
 		return net_bind(p, op, fd);
 	case RK_LISTEN:
 		return net_listen(p, op, fd);

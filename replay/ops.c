@@ -231,7 +231,8 @@ static int64_t op_eventfd(struct rp_plan *p, const struct rp_op *op)
 
 	if (fd < 0)
 		return -errno;
-	fd__set(p, op->pidx, op->fd2, fd, op->a[2] & EFD_CLOEXEC ? RP_FL_CLOEXEC : 0);
+	fd__set(p, op->pidx, op->fd2, fd,
+		RP_FL_EVENTFD | (op->a[2] & EFD_CLOEXEC ? RP_FL_CLOEXEC : 0));
 	return op->ret;
 }
 
@@ -328,7 +329,7 @@ static int64_t op_run(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, 
 	if (op->peer >= 0 && (op->kind == RK_READ || op->kind == RK_READV))
 		return peer__read(p, t, op, emulated);
 	if (op->xwait)
-		mhost__await(p, op);
+		mhost__await(p, op->kind == RK_WAIT ? &p->ops[op->xread] : op);
 	/* a write the trace's client made fail */
 	if (op->peer >= 0 && (op->ret == -EPIPE || op->ret == -ECONNRESET) &&
 	    (op->kind == RK_SEND || op->kind == RK_WRITE || op->kind == RK_WRITEV ||

@@ -47,6 +47,8 @@ static int peer_watch(int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint32_t)fd };
 
+	if (mhost__active())
+		loopback__nodelay(fd);
 	return epoll_ctl(pe.ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
@@ -150,6 +152,28 @@ void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd)
 	}
 	a->accepted = true;
 	pthread_mutex_unlock(&pe.lock);
+}
+
+/* Whether the connection an accept got, NFD, is one of the replayer's own
+ * clients: from loopback, from the port one of them connected from. */
+bool peer__played(const struct rp_plan *p, int nfd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	bool lo, played = false;
+	int port;
+
+	if (getpeername(nfd, (struct sockaddr *)&ss, &len))
+		return false;
+	lo = ss.ss_family == AF_INET6 ?
+		     IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr) :
+		     ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24 == 127;
+	port = peer_local_port(nfd, true);
+	pthread_mutex_lock(&pe.lock);
+	for (uint32_t i = 0; lo && !played && i < p->npeers; i++)
+		played = p->peers[i].incoming && p->peers[i].lport == port;
+	pthread_mutex_unlock(&pe.lock);
+	return played;
 }
 
 /* Runs in the application thread, right after its connect. */

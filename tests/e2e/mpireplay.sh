@@ -191,8 +191,11 @@ test_mpi_tcp_connection()
 	eq "client issued" "$(jq .hosts.cli.issued r.json)" 5
 	eq "skipped" "$(jq .skipped_total r.json)" 0
 	eq "emulated" "$(jq .emulated r.json)" 0
-	# the client waited for the listen (its port and address) and the answer
-	eq "client cross-host waits" "$(jq .hosts.cli.xhost.waits r.json)" 2
+	# the client waited for the listen (its port and address) by message;
+	# the answer came on the connection, which carries its dep
+	eq "client cross-host waits" "$(jq .hosts.cli.xhost.waits r.json)" 1
+	eq "client deps carried" "$(jq .hosts.cli.xhost.carried r.json)" 1
+	eq "server deps carried" "$(jq .hosts.srv.xhost.carried r.json)" 1
 }
 
 # The client's host listens on the server's port too, after the server and
@@ -343,7 +346,103 @@ test_mpi_recorded_tcp_pair()
 	done
 	eq "no call emulated outside the sandbox" \
 		"$(jq '[.hosts[].reasons.outside_sandbox.emulated // 0] | add' r.json)" 0
-	# the analysis's, and the connect's wait for the listen, the replay's own
-	eq "cross-host deps waited for" "$(jq '[.hosts[].xhost.deps] | add' r.json)" $((xdeps + 1))
-	ge "cross-host waits" "$(jq .xhost_waits r.json)" $ROUNDS
+	# the analysis's, carried by the connection, and the connect's wait for
+	# the listen, the replay's own, by message
+	eq "cross-host deps carried" "$(jq '[.hosts[].xhost.carried] | add' r.json)" "$xdeps"
+	eq "cross-host deps by message" "$(jq '[.hosts[].xhost.deps] | add' r.json)" 1
+}
+
+# false_xdeps JSONL: cross-host deps that are not a write feeding a read
+# of the same connection with bytes of it
+false_xdeps()
+{
+	jq -s '
+		(.[0].threads | map({key: (.tid | tostring), value: .host}) | from_entries) as $host
+		| (.[1:] | map({key: (.id | tostring), value: .}) | from_entries) as $by
+		| [.[1:][] | . as $e | .deps[]? | $by[.id | tostring] as $s
+		   | select($host[$s.tid | tostring] != $host[$e.tid | tostring])
+		   | select(($s.conn != $e.conn) or $s.stream == null or $e.stream == null
+			    or ($s.stream[0] >= $e.stream[1]) or ($e.stream[0] >= $s.stream[1]))]
+		| length' "$1"
+}
+
+# The two-tier service: redis-server on host B, attached to with -p while
+# redis-benchmark on host A, recorded with --, drives it over the bridge;
+# then a client outside the trace (redis-cli on the hub) asks it once more.
+# Merged and replayed on two ranks: the benchmark's connections are real
+# ones between the ranks (only the untraced client is played by the
+# replayer), every request and reply is a cross-host edge, and the server's
+# accepts each take their own kind of client: at the start the played
+# client's connection is already in the listener's backlog, ahead of the
+# other rank's, and the first accept in the trace is the benchmark's.
+test_mpi_redis_two_tier()
+{
+	need_bpf
+	need_mpi
+	command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null &&
+		command -v redis-cli >/dev/null || skip "redis is not installed (make deps)"
+	local n=200 cli
+	cat >tier.sh <<-'SH'
+	set -u
+	read -r A B <<<"$NH_HOSTS"
+	mkdir srv
+	nsenter --net=/var/run/netns/$B redis-server --port 6379 --bind 10.77.0.11 \
+		--protected-mode no --save "" --appendonly yes --appendfsync always --dir "$T/srv" \
+		--daemonize no >srv/log 2>&1 &
+	spid=$!
+	for i in $(seq 200); do grep -q "Ready to accept" srv/log && break; sleep 0.05; done
+	"$IOTRACE" record -p $spid -o srv.iot 2>rec.err &
+	rec=$!
+	for i in $(seq 1200); do [ -e srv.iot ] && break; sleep 0.05; done
+	nsenter --net=/var/run/netns/$A "$IOTRACE" record -o cli.iot -- redis-benchmark \
+		-h 10.77.0.11 -p 6379 -n $N -c 1 -t set,get -q >bench.out 2>cli.err || exit 3
+	redis-cli -h 10.77.0.11 -p 6379 ping >ping.out || exit 4
+	sleep 0.2
+	kill -INT $rec && wait $rec || exit 5
+	kill $spid
+	wait $spid
+	"$IOTRACE" analyze --infer-causality cli.iot srv.iot -o job.jsonl || exit 6
+	$NH_MPIRUN -np 2 "$IOTRACE" -v replay job.jsonl --root "$T/sb" --report "$T/r.json" \
+		--no-progress --stall-timeout 20 2>replay.err || exit 7
+	SH
+	T=$T N=$n IOTRACE=$IOTRACE hosts 2 bash tier.sh >out 2>err ||
+		fail "the two-tier run failed at step $?: $(tail -3 err; tail -3 cli.err rec.err \
+			replay.err 2>/dev/null | grep -v '^ *$')"
+	eq "ping" "$(cat ping.out)" PONG
+	"$IOTRACE" info srv.iot >si.json
+	"$IOTRACE" info cli.iot >ci.json
+	eq "lost" "$(jq -s '[.[].lost_events] | add' si.json ci.json)" 0
+	cli=$(head -1 job.jsonl | jq -r '.hosts[] | select(.trace | endswith("cli.iot")) | .name')
+	# one connection per connect of the benchmark (its CONFIG GET, then one
+	# per test), the untraced client's end external
+	eq "connections" "$(head -1 job.jsonl | jq '.connections | length')" \
+		"$(jq -s --arg h "$cli" '(.[0].threads | map({key: (.tid | tostring), value: .host})
+			| from_entries) as $host | [.[1:][] | select(.call == "connect" and
+			$host[.tid | tostring] == $h and .sock.rport == 6379) | .sock.ino] | unique
+			| length' job.jsonl)"
+	eq "external tcp ends" "$(head -1 job.jsonl | jq .causality_stats.tcp_ends_external)" 1
+	# every request (N per test, two tests) and every reply, and the
+	# CONFIG GET and its reply: a write on one host feeding a read on the other
+	eq "cross-host edges" "$(head -1 job.jsonl | jq .causality_stats.edges_xhost)" \
+		$((4 * n + 2))
+	eq "false cross-host deps" "$(false_xdeps job.jsonl)" 0
+	eq "failed" "$(jq .failed r.json)" 0
+	eq "short" "$(jq .short r.json)" 0
+	eq "socket calls skipped" "$(jq '[.hosts[].skipped | to_entries[] |
+		select(.key | test("^(recv|send|accept|connect|sendfile)"))] | map(.value) | add // 0' r.json)" 0
+	# the connections carry every one: no message
+	eq "cross-host deps carried" "$(jq '[.hosts[].xhost.carried] | add' r.json)" $((4 * n + 2))
+	eq "cross-host deps by message" "$(jq '[.hosts[].xhost.deps] | add' r.json)" 0
+	# the plan is every rank's: only the untraced client is played, by the
+	# server's rank; the benchmark's connections went between the ranks
+	[ "$(grep -c '1 connections with a peer outside the trace' replay.err)" = 2 ] ||
+		fail "the benchmark's connections were not between the ranks: $(grep 'peer outside' replay.err)"
+	# the client alone, its server played by the replayer: hiredis connects
+	# again to see its non-blocking connect's end, which must not be a
+	# second connection
+	"$IOTRACE" analyze --infer-causality cli.iot -o solo.jsonl || fail "analyze of the client"
+	"$IOTRACE" replay solo.jsonl --root "$T/solo" --natural --report solo.json --no-progress \
+		--stall-timeout 20 2>solo.err || fail "the client's replay alone exited $?"
+	eq "client alone: failed ($(jq -c '.failures[:3]' solo.json))" "$(jq .failed solo.json)" 0
+	eq "client alone: short" "$(jq .short solo.json)" 0
 }
