@@ -227,8 +227,9 @@ unsigned int an__file_type(const struct analysis *an, uint32_t path);
 
 /* emit.c: "file", "dir", "fifo", ... */
 const char *an__ftype_name(unsigned int t);
-/* compute_ns before call id; *wall when it is the wall gap (no on-CPU data). */
-uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall);
+/* compute_ns before call id; *wall when it is the wall gap (no on-CPU data),
+ * *spin when 0 for a busy wait's turn after an empty poll. */
+uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall, bool *spin);
 /* Lost events as info reports them.  Counters of the inference as JSON. */
 uint64_t an__lost(const struct analysis *an);
 struct json_t;

@@ -7,7 +7,8 @@
  * host 0, along two-sided bounds first, then one-sided, then realtime alone.
  * With three or more hosts bounded two-sided, the bounds may form cycles
  * (a-b, b-c and c-a): the offsets are then refined to agree best with the
- * midpoints of every pair's bounds, not only of the tree's (refine()).
+ * midpoints of every pair's bounds, not only of the tree's (refine()), and
+ * each is then held within the bounds of all the others (place()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -75,16 +76,61 @@ static bool align(const struct fit *f, struct cf_host *h, uint32_t a, uint32_t b
 	return true;
 }
 
-/* One sweep at one quality: every unaligned host next to an aligned one. */
-static bool sweep(const struct fit *f, struct cf_host *h, bool *done, enum cf_src want)
+/* One sweep at one quality: every unaligned host next to an aligned one,
+ * appended to SEQ (*NSEQ of them) as it is. */
+static bool sweep(const struct fit *f, struct cf_host *h, bool *done, enum cf_src want,
+		  uint32_t *seq, uint32_t *nseq)
 {
 	bool any = false;
 
 	for (uint32_t b = 0; b < f->n; b++)
 		for (uint32_t a = 0; !done[b] && a < f->n; a++)
-			if (done[a] && align(f, h, a, b, want))
+			if (done[a] && align(f, h, a, b, want)) {
 				any = done[b] = true;
+				seq[(*nseq)++] = b;
+			}
 	return any;
+}
+
+static bool bounded(const struct cf_host *h)
+{
+	return h->src == CF_REF || h->src == CF_EDGES || h->src == CF_ONE_SIDED;
+}
+
+/*
+ * Host b within the bounds of every bounded host placed before it: the
+ * midpoints a fit agrees with best can still leave a receive ending before
+ * its send began (a wide pair's midpoint outweighing a tight pair's bound),
+ * and the merge would drop that edge. An offset outside the bounds moves to
+ * their midpoint, or to the bound when they are one-sided; left alone when
+ * the bounds do not meet.
+ */
+static void place(const struct fit *f, struct cf_host *h, const uint32_t *seq, uint32_t i)
+{
+	uint32_t b = seq[i];
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+
+	for (uint32_t k = 0; k < i; k++) {
+		uint32_t a = seq[k];
+		int64_t l = *lo_at(f, a, b), u = *lo_at(f, b, a);
+
+		if (!bounded(&h[a]))
+			continue;
+		if (l != NO_BOUND && h[a].offset + l > lo)
+			lo = h[a].offset + l;
+		if (u != NO_BOUND && h[a].offset - u < hi)
+			hi = h[a].offset - u;
+	}
+	if (lo > hi || (h[b].offset >= lo && h[b].offset <= hi))
+		return;
+	if (lo != INT64_MIN && hi != INT64_MAX) {
+		h[b].offset = lo + (hi - lo) / 2;
+		h[b].residual = (hi - lo) / 2;
+	} else if (h[b].offset < lo) {
+		h[b].offset = lo;
+	} else if (h[b].offset > hi) {
+		h[b].offset = hi;
+	}
 }
 
 static bool contradiction(const struct fit *f, uint32_t *bad_a, uint32_t *bad_b)
@@ -262,6 +308,7 @@ int clockfit__solve(const struct cf_obs *obs, size_t n_obs, struct cf_host *host
 {
 	static const enum cf_src order[] = { CF_EDGES, CF_ONE_SIDED, CF_REALTIME, CF_NONE };
 	struct fit f = { .n = n };
+	uint32_t *seq = NULL, nseq = 1;
 	bool *done;
 	int err = 0;
 
@@ -269,7 +316,8 @@ int clockfit__solve(const struct cf_obs *obs, size_t n_obs, struct cf_host *host
 		return 0;
 	f.lo = malloc((size_t)n * n * sizeof(*f.lo));
 	done = calloc(n, sizeof(*done));
-	if (!f.lo || !done) {
+	seq = calloc(n, sizeof(*seq));
+	if (!f.lo || !done || !seq) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -287,10 +335,14 @@ int clockfit__solve(const struct cf_obs *obs, size_t n_obs, struct cf_host *host
 	done[0] = true;
 	/* the best quality first, everywhere it reaches, before any worse one */
 	for (size_t q = 0; q < sizeof(order) / sizeof(order[0]); q++)
-		while (sweep(&f, hosts, done, order[q]))
+		while (sweep(&f, hosts, done, order[q], seq, &nseq))
 			q = 0;
 	err = refine(&f, hosts);
+	for (uint32_t i = 1; !err && i < nseq; i++)
+		if (hosts[seq[i]].src == CF_EDGES || hosts[seq[i]].src == CF_ONE_SIDED)
+			place(&f, hosts, seq, i);
 out:
+	free(seq);
 	free(f.lo);
 	free(done);
 	return err;

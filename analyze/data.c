@@ -7,6 +7,9 @@
  * returned before the read began; and a read that came up short (end of
  * file) precedes a later write of another thread into the range it missed,
  * or a replay could let the write go first and the read find data.
+ * Eventfds are counts: a read takes every write since the previous read, and
+ * a write comes after the previous read, or the replay could fold it into
+ * that read and leave the next one nothing (EAGAIN).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +53,14 @@ struct item {
 struct io { /* a read or write collected for the data pass, 8 bytes */
 	uint32_t ev;
 	uint8_t read, file;
-	uint8_t fd; /* index of its fd in the record, parsed once by collect() */
+	uint8_t fd;	 /* index of its fd in the record, parsed once by collect() */
+	uint8_t counter; /* an eventfd's 8 bytes */
+};
+
+struct counter {     /* an eventfd, by process and fd: all anon inodes share one inode */
+	uint32_t *w; /* writes since the last read */
+	uint32_t n, cap;
+	uint32_t last_read; /* AN_NONE before the first */
 };
 
 struct wlast { /* wlist_of()'s last answer for one list kind */
@@ -62,6 +72,8 @@ struct wlast { /* wlist_of()'s last answer for one list kind */
 struct data {
 	struct htab qidx, widx, wkey, rkey; /* -> queue, wlist; socket ino -> key slot */
 	struct an_vec q, wl, keys;	    /* struct queue, struct wlist, uint64_t */
+	struct htab cidx;		    /* -> counter */
+	struct an_vec cnt;		    /* struct counter */
 	struct wlast last[2];		    /* by LIST_*: reads come in runs of one file */
 	uint32_t kernel;		    /* of the call at hand: an__kernel_of() */
 };
@@ -341,13 +353,58 @@ static int file_read(struct analysis *an, struct data *d, const struct item *it,
 }
 
 /* The fd a read or write went through, when it is a stream or a regular file. */
+static struct counter *counter_of(struct analysis *an, struct data *d, const struct item *it)
+{
+	uint32_t k[3] = { an__thread(an, an->ev[it->ev].tidx)->pid, it->f->fd, d->kernel };
+	uint64_t key = hash64(k, sizeof(k));
+	uint32_t i = htab__get(&d->cidx, key);
+	struct counter *c;
+
+	if (i != AN_NONE)
+		return an_vec__at(&d->cnt, i);
+	if (!(c = an_vec__push(&d->cnt)) || htab__set(&d->cidx, key, d->cnt.n - 1))
+		return NULL;
+	c->last_read = AN_NONE;
+	return c;
+}
+
+static int counter_io(struct analysis *an, struct data *d, const struct item *it)
+{
+	struct counter *c = counter_of(an, d, it);
+	int err = 0;
+
+	if (!c)
+		return -ENOMEM;
+	if (!it->read) {
+		if (c->n == c->cap) {
+			uint32_t cap = c->cap ? c->cap * 2 : 8,
+				 *w = realloc(c->w, cap * sizeof(*w));
+
+			if (!w)
+				return -ENOMEM;
+			c->w = w;
+			c->cap = cap;
+		}
+		c->w[c->n++] = it->ev;
+		return c->last_read == AN_NONE ?
+			       0 :
+			       an__edge(an, c->last_read, it->ev, AN_RULE_DATA, 0);
+	}
+	for (uint32_t i = 0; !err && i < c->n; i++)
+		err = an__edge(an, c->w[i], it->ev, AN_RULE_DATA, 8);
+	c->n = 0;
+	c->last_read = it->ev;
+	return err;
+}
+
 static const struct iot_fd *io_fd(const struct iot_syscall *sc, struct sc_view *v)
 {
 	const struct iot_fd *f;
 
 	if (sc_view__parse(&sc->hdr, v) || !(f = sc_view__fd(v, 0)))
 		return NULL;
-	if (f->ftype != IOT_FT_FIFO && f->ftype != IOT_FT_SOCK && f->ftype != IOT_FT_REG)
+	if (f->ftype != IOT_FT_FIFO && f->ftype != IOT_FT_SOCK && f->ftype != IOT_FT_REG &&
+	    !(f->ftype == IOT_FT_ANON && sc->ret == 8))
 		return NULL;
 	return f;
 }
@@ -373,7 +430,11 @@ static int collect(struct analysis *an, struct io **out, uint32_t *nout)
 		file = f->ftype == IOT_FT_REG;
 		if (!sc->ret && !(file && rd)) /* a read at end of file still counts */
 			continue;
-		io[n++] = (struct io){ .ev = i, .read = rd, .file = file, .fd = f - v.fds };
+		io[n++] = (struct io){ .ev = i,
+				       .read = rd,
+				       .file = file,
+				       .fd = f - v.fds,
+				       .counter = f->ftype == IOT_FT_ANON };
 	}
 	*out = io;
 	*nout = n;
@@ -424,6 +485,8 @@ static int apply_io(struct analysis *an, struct data *d, const struct io *x)
 	uint64_t bytes = sc->ret;
 
 	d->kernel = an__kernel_of(an, x->ev);
+	if (x->counter)
+		return counter_io(an, d, &it);
 	if (it.file)
 		return it.read ? file_read(an, d, &it, bytes) : file_write(an, d, &it, bytes);
 	return it.read ? pipe_read(an, d, &it, bytes) : pipe_write(d, &it, bytes);
@@ -435,6 +498,10 @@ static void data_free(struct data *d)
 		free(((struct queue *)an_vec__at(&d->q, i))->c);
 	for (size_t i = 0; i < d->wl.n; i++)
 		free(((struct wlist *)an_vec__at(&d->wl, i))->w);
+	for (size_t i = 0; i < d->cnt.n; i++)
+		free(((struct counter *)an_vec__at(&d->cnt, i))->w);
+	an_vec__free(&d->cnt);
+	htab__free(&d->cidx);
 	an_vec__free(&d->q);
 	an_vec__free(&d->wl);
 	an_vec__free(&d->keys);
@@ -449,6 +516,7 @@ int an__data(struct analysis *an)
 	struct data d = { .q.esz = sizeof(struct queue),
 			  .wl.esz = sizeof(struct wlist),
 			  .keys.esz = sizeof(uint64_t),
+			  .cnt.esz = sizeof(struct counter),
 			  .last = { { .idx = AN_NONE }, { .idx = AN_NONE } } };
 	struct io *io = NULL;
 	uint32_t n = 0, *order = NULL;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <jansson.h>
 
 #include "analyze/an.h"
@@ -19,6 +20,8 @@
 #include "lib/syscalls.h"
 
 #define AN_FORMAT_VERSION 1
+/* the longest gap after an empty poll that is a busy wait's turn, not compute */
+#define SPIN_GAP_MAX_NS 100000
 
 static const char *const ftype_names[] = {
 	[IOT_FT_NONE] = "none",	  [IOT_FT_REG] = "file",    [IOT_FT_DIR] = "dir",
@@ -317,19 +320,49 @@ static void put_deps(struct jw *w, const struct analysis *an, uint32_t id)
 	jw__lit(w, "]");
 }
 
+/* A poll that did not wait (timeout 0) and found nothing. */
+static bool empty_poll(const struct iot_syscall *sc)
+{
+	if (sc->ret != 0)
+		return false;
+	switch (sc->nr) {
+	case SYS_poll:
+		return (int)sc->args[2] == 0;
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+		return (int)sc->args[3] == 0;
+	default:
+		return false;
+	}
+}
+
+/* A short gap after an empty poll is a busy wait's turn (Open MPI's
+ * progress engine polls its sockets while a call waits for a message):
+ * waiting, which the replay does at the call the message releases, not
+ * computing, which it would spin before each of the hundred thousand polls. */
+static bool spin_gap(const struct analysis *an, const struct an_thread *t, const struct an_event *e,
+		     uint64_t c)
+{
+	return c < SPIN_GAP_MAX_NS && e->pos && empty_poll(an__rec(an, t->ev[e->pos - 1]));
+}
+
 /* On-CPU time since the previous call returned, less the recording's compute
  * floor (syscall exit and entry, the tracer: the replay pays its own), or the
- * wall gap when unknown. */
-uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall)
+ * wall gap when unknown; 0 for a busy wait's turn (*spin). */
+uint64_t an__compute(const struct analysis *an, uint32_t id, bool *wall, bool *spin)
 {
 	const struct an_event *e = &an->ev[id];
 	const struct iot_syscall *sc = an__rec(an, id);
 	const struct an_thread *t = an__thread(an, e->tidx);
-	uint64_t prev_end;
+	uint64_t prev_end, c;
 
 	*wall = sc->flags & IOT_SCF_NO_CPU;
-	if (!*wall)
-		return sc->cpu_ns > an__floor_of(an, id) ? sc->cpu_ns - an__floor_of(an, id) : 0;
+	*spin = false;
+	if (!*wall) {
+		c = sc->cpu_ns > an__floor_of(an, id) ? sc->cpu_ns - an__floor_of(an, id) : 0;
+		*spin = spin_gap(an, t, e, c);
+		return *spin ? 0 : c;
+	}
 	if (!e->pos)
 		return 0;
 	prev_end = an__end(an, t->ev[e->pos - 1]);
@@ -342,8 +375,8 @@ static void put_times(struct emit *em, uint32_t id)
 	struct jw *w = em->w;
 	const struct an_event *e = &an->ev[id];
 	const struct iot_syscall *sc = an__rec(an, id);
-	bool wall;
-	uint64_t c = an__compute(an, id, &wall);
+	bool wall, spin;
+	uint64_t c = an__compute(an, id, &wall, &spin);
 
 	jw__lit(w, ",\"ret\":");
 	jw__s64_memo(w, &em->num[NUM_RET], sc->ret);
@@ -353,7 +386,9 @@ static void put_times(struct emit *em, uint32_t id)
 	jw__u64(w, sc->dur_ns);
 	jw__lit(w, ",\"compute_ns\":");
 	jw__u64(w, c);
-	jw__lit(w, wall ? ",\"compute_src\":\"wall\"" : ",\"compute_src\":\"oncpu\"");
+	jw__lit(w, wall ? ",\"compute_src\":\"wall\"" :
+		   spin ? ",\"compute_src\":\"spin\"" :
+			  ",\"compute_src\":\"oncpu\"");
 	if (sc->flags & IOT_SCF_NO_ENTER)
 		jw__lit(w, ",\"no_enter\":true");
 	if (sc->flags & IOT_SCF_NO_RETURN)

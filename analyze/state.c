@@ -156,6 +156,15 @@ static void annotate_fds(struct analysis *an, struct st_proc *p, const struct sc
 	}
 }
 
+/* A socket's connect, bind or listen: another thread's send on it (Open
+ * MPI's PMIx thread, on the socket its main thread connected) needs it done. */
+static bool sets_socket_up(const struct iot_syscall *sc, const struct iot_fd *f)
+{
+	return f->ftype == IOT_FT_SOCK &&
+	       (sc->nr == SYS_connect || sc->nr == SYS_bind || sc->nr == SYS_listen) &&
+	       (sc->ret == 0 || (sc->nr == SYS_connect && sc->ret == -EINPROGRESS));
+}
+
 static int use_fds(struct analysis *an, struct st_proc *p, const struct sc_view *v, uint32_t ev)
 {
 	int err = 0;
@@ -166,7 +175,10 @@ static int use_fds(struct analysis *an, struct st_proc *p, const struct sc_view 
 
 		if (!s || !s->open)
 			continue;
-		err = state__use(an, s->res, ev, AN_RULE_STAGE);
+		if (sets_socket_up(v->sc, f))
+			err = state__restage(an, s->res, ev);
+		else
+			err = state__use(an, s->res, ev, AN_RULE_STAGE);
 		if (!err && (f->ftype == IOT_FT_REG || f->ftype == IOT_FT_DIR))
 			err = state__use(an, paths__file_res(an, f->dev, f->ino, AN_NONE), ev,
 					 AN_RULE_STAGE);

@@ -68,6 +68,7 @@ struct fdslot *state__fd(struct st_proc *p, int fd, bool grow);
 uint32_t state__res_new(struct analysis *an, uint32_t creator);
 struct res *state__res(struct analysis *an, uint32_t idx);
 int state__use(struct analysis *an, uint32_t res, uint32_t ev, enum an_rule kind);
+int state__restage(struct analysis *an, uint32_t res, uint32_t ev);
 int state__delete(struct analysis *an, uint32_t res, uint32_t ev);
 
 /* paths.c */

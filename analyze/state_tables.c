@@ -104,6 +104,20 @@ int state__use(struct analysis *an, uint32_t ri, uint32_t ev, enum an_rule kind)
 	return err;
 }
 
+/* A use that changes what the resource is for every thread (a socket's
+ * connect): the other threads' next uses come after it, as after a creation. */
+int state__restage(struct analysis *an, uint32_t ri, uint32_t ev)
+{
+	int err = state__use(an, ri, ev, AN_RULE_STAGE);
+	struct res *r = state__res(an, ri);
+
+	if (!err && r) {
+		r->creator = ev;
+		r->nusers = 0;
+	}
+	return err;
+}
+
 /* A deletion: after the creation and after every thread's last use. */
 int state__delete(struct analysis *an, uint32_t ri, uint32_t ev)
 {

@@ -500,6 +500,54 @@ static uint32_t ev_of(const struct analysis *an, const struct htab *ids, uint64_
 	return io == AN_NONE ? AN_NONE : htab__get(ids, io);
 }
 
+/* The other end of the TCP end of event ID, on another host, or AN_NONE. */
+static uint32_t other_end(const struct analysis *an, uint32_t id)
+{
+	uint32_t ei = htab__get(&xh(an)->rec_end, an->ev[id].rec);
+	const struct xend *e, *o;
+	const struct xconn *c;
+	uint32_t oi;
+
+	if (ei == AN_NONE || (e = an_vec__at(&xh(an)->ends, ei))->conn == AN_NONE)
+		return AN_NONE;
+	c = an_vec__at(&xh(an)->conns, e->conn);
+	oi = c->end[0] == ei ? c->end[1] : c->end[0];
+	o = an_vec__at(&xh(an)->ends, oi);
+	return o->host == e->host ? AN_NONE : oi;
+}
+
+/*
+ * A receive of the stream's end (0 bytes) comes after the other host's
+ * shutdown of its sending side: the data edge of no bytes, without which a
+ * replay could read before the shutdown and find nothing yet (EAGAIN).
+ */
+static int eof_edges(struct analysis *an)
+{
+	struct htab shut = { 0 }; /* end -> its first shutdown that stopped sends */
+	int err = 0;
+
+	for (uint32_t i = 0; !err && i < an->nev; i++) {
+		const struct iot_syscall *sc = an__rec(an, i);
+		uint32_t ei = htab__get(&xh(an)->rec_end, an->ev[i].rec);
+
+		if (sc->nr == SYS_shutdown && sc->ret == 0 && sc->args[1] != SHUT_RD &&
+		    ei != AN_NONE && htab__get(&shut, ei) == AN_NONE)
+			err = htab__set(&shut, ei, i);
+	}
+	for (uint32_t i = 0; !err && i < an->nev; i++) {
+		const struct iot_syscall *sc = an__rec(an, i);
+		const struct syscall_info *si = syscall__by_nr(sc->nr);
+		uint32_t oi, from;
+
+		if (!si || si->cls != SC_READ || sc->ret != 0 ||
+		    (oi = other_end(an, i)) == AN_NONE || (from = htab__get(&shut, oi)) == AN_NONE)
+			continue;
+		err = an__edge(an, from, i, AN_RULE_DATA, 0);
+	}
+	htab__free(&shut);
+	return err;
+}
+
 int an__xhost_edges(struct analysis *an)
 {
 	struct xhost *x = xh(an);
@@ -518,7 +566,7 @@ int an__xhost_edges(struct analysis *an)
 			       p->bytes);
 	}
 	htab__free(&ids);
-	return err;
+	return err ?: eof_edges(an);
 }
 
 bool an__xhost_owns(const struct analysis *an, uint32_t id)

@@ -635,8 +635,8 @@ main() {
 		log "cost: the report only, from $COST_RESULTS"
 		cp "$COST_RESULTS" "$R"
 	else
-		[ "${COST_ONLY:-services}" = services ] || micro
-		[ "${COST_ONLY:-micro}" = micro ] || services
+		[ "${COST_ONLY:-}" = services ] || micro
+		[ "${COST_ONLY:-}" = micro ] || services
 		cp "$R" "$BUILD/bench/cost-results.tsv"
 	fi
 	write_section

@@ -77,12 +77,50 @@ struct {
  */
 __u64 traced_gen;
 
+/* Bumped when records are lost: a thread's fd_cache may name entries the
+ * reader never got, so none of them is trusted after. */
+__u32 fd_gen;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, IOT_LOSS_NR);
 	__type(key, __u32);
 	__type(value, __u64);
 } loss SEC(".maps");
+
+/*
+ * What the thread last emitted in full for one fd number: while the fd still
+ * holds the same open file, a call carries a short entry and the reader
+ * restores the rest (struct iot_fd_short).  The file is known by its address
+ * and, as a freed one's may be reused at once, by those of its inode and
+ * super block, its inode number, mode and flags too: all in cache lines the
+ * call reads anyway for pos and size.
+ */
+struct fd_cache {
+	__u64 file;
+	__u64 inode;
+	__u64 sb;
+	__u64 ino;
+	__u32 flags;
+	__s32 fd;
+	__u32 gen; /* fd_gen when emitted: a lost record may have held it */
+	__u32 dev; /* as emitted: a short entry turns whole again from these */
+	__u16 mode;
+	__u16 ftype;
+	/* the socket's, as its last full socket tail had them: what may change
+	 * (bind, connect) and the sock itself; the rest cannot */
+	__u64 sk;
+	__u64 peer; /* AF_UNIX: the peer's sock */
+	__u32 saddr;
+	__u32 daddr;
+	__u16 num;
+	__u16 dport;
+	__u16 family;
+	__u8 sock_ok; /* a full socket tail with these was emitted since the entry */
+	__u8 tcp;     /* TCP, SOCK_STREAM: short tails carry tcp_seq */
+};
+
+#define FDC_SLOTS 4 /* direct-mapped by fd number */
 
 /* A traced thread's state between its enter and exit, and across calls. */
 struct task_state {
@@ -100,9 +138,11 @@ struct task_state {
 	__u8 have_exit;
 	__u8 nfd;
 	__u8 exec_trunc;
-	__u8 exited; /* past sched_process_exit: its seq is final */
-	__u8 pad[5];
+	__u8 exited;	   /* past sched_process_exit: its seq is final */
+	__u8 fdshort;	   /* bit i: fds[i] may be emitted short */
+	__u32 fdshort_gen; /* fd_gen when fdshort was decided, at enter */
 	struct iot_fd fds[IOT_MAX_FDS];
+	struct fd_cache fdc[FDC_SLOTS];
 	char exec_path[256];		   /* execve reads its path at enter: the mm goes */
 	char exec_argv[2 * IOT_ARGV_ROOM]; /* and its argv, NUL-separated */
 	__u16 exec_argv_len;		   /* bytes of exec_argv used */
@@ -240,6 +280,7 @@ static __always_inline void ring_put(void *data, __u64 size, __u32 nrec, __u32 n
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_output(&events, data, size, flags)) {
+		__sync_fetch_and_add(&fd_gen, 1);
 		count_loss_n(IOT_LOSS_RINGBUF, nrec);
 		count_loss_n(IOT_LOSS_RINGBUF_NOSEQ, noseq);
 	}
@@ -433,6 +474,63 @@ static __always_inline void fill_fd(struct iot_fd *out, struct task_struct *task
 	out->ftype = ftype_of(ino->i_mode, ino->i_sb->s_magic);
 }
 
+/* Whether c names open file f (of inode ino) at fd as the reader last got it. */
+static __always_inline bool fdc_hit(struct fd_cache *c, struct file *f, struct inode *ino, int fd)
+{
+	return c->file == (__u64)f && c->fd == fd && c->inode == (__u64)ino &&
+	       c->sb == (__u64)ino->i_sb && c->ino == ino->i_ino && c->flags == f->f_flags &&
+	       c->mode == ino->i_mode && c->gen == fd_gen;
+}
+
+/*
+ * fill_fd() for the n-th fd argument of a call, short when the thread's last
+ * full entry for fd named the same open file: no super block read, 16 bytes
+ * fewer in the record.  A full entry is remembered at once: the call's record
+ * is emitted at its exit, or fd_gen is bumped when it is lost.
+ */
+static __always_inline void stash_fd(struct task_state *st, __u8 n, struct task_struct *task,
+				     int fd, __u16 which, bool may_short)
+{
+	struct iot_fd *out = &st->fds[n & (IOT_MAX_FDS - 1)];
+	struct fd_cache *c = &st->fdc[fd & (FDC_SLOTS - 1)];
+	struct file *f = fd_file(task, fd);
+	struct inode *ino;
+
+	if (!f) {
+		fill_fd(out, task, fd, which);
+		return;
+	}
+	ino = f->f_inode;
+	out->fd = fd;
+	out->which = which;
+	out->pos = f->f_pos;
+	out->size = ino->i_size;
+	if (may_short && fdc_hit(c, f, ino, fd)) {
+		/* whole, should a loss before the exit void the short entry */
+		out->ino = c->ino;
+		out->dev = c->dev;
+		out->flags = c->flags;
+		out->ftype = c->ftype;
+		st->fdshort |= 1 << n;
+		return;
+	}
+	out->ino = ino->i_ino;
+	out->dev = user_dev(ino->i_sb->s_dev);
+	out->flags = f->f_flags;
+	out->ftype = ftype_of(ino->i_mode, ino->i_sb->s_magic);
+	c->file = (__u64)f;
+	c->inode = (__u64)ino;
+	c->sb = (__u64)ino->i_sb;
+	c->ino = out->ino;
+	c->flags = out->flags;
+	c->fd = fd;
+	c->gen = fd_gen;
+	c->dev = out->dev;
+	c->mode = ino->i_mode;
+	c->ftype = out->ftype;
+	c->sock_ok = 0;
+}
+
 /* bpf_get_current_pid_tgid() without the call: on this hot path every helper
  * call's return costs as much as the loads around it. */
 static __always_inline __u64 task_pid_tgid(struct task_struct *task)
@@ -465,10 +563,13 @@ static __always_inline void read_args(struct task_state *st, struct pt_regs *reg
 }
 
 /* fd identities must be read at enter: close and dup2 change them. */
-static __always_inline void stash_fds(struct task_state *st, struct task_struct *task, __u8 mask)
+static __always_inline void stash_fds(struct task_state *st, struct task_struct *task, __u8 mask,
+				      bool may_short)
 {
 	__u8 n = 0;
 
+	st->fdshort = 0;
+	st->fdshort_gen = fd_gen;
 	for (int i = 0; i < 6; i++) {
 		if (!(mask & (1 << i)))
 			continue;
@@ -478,7 +579,7 @@ static __always_inline void stash_fds(struct task_state *st, struct task_struct 
 			count_loss(IOT_LOSS_FDS);
 			break;
 		}
-		fill_fd(&st->fds[n], task, (int)st->args[i], i);
+		stash_fd(st, n, task, (int)st->args[i], i, may_short);
 		n++;
 	}
 	st->nfd = n;
@@ -653,7 +754,8 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 	st->enter_run = run_clock(st, now);
 	st->cpu_ns = st->have_exit ? st->enter_run - st->exit_run : 0;
 	read_args(st, regs, btf);
-	stash_fds(st, task, d.fd_args);
+	/* the exec may give the thread the leader's tid, which the reader keys on */
+	stash_fds(st, task, d.fd_args, !(d.flags & IOT_SCD_EXEC));
 	st->in_call = 1;
 	if (d.flags & IOT_SCD_EXEC) {
 		/* execve(path, ...) or execveat(dirfd, path, ...) */
@@ -863,6 +965,82 @@ static __always_inline __u32 put_sock(__u8 *buf, __u32 off, struct file *f, __u1
 	return sock_kept(s, dflags);
 }
 
+static __always_inline __u64 unix_peer(struct sock *sk, __u16 family)
+{
+	if (family != 1) /* AF_UNIX */
+		return 0;
+	struct unix_sock *us = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct unix_sock));
+
+	return (__u64)us->peer;
+}
+
+/* Whether c's last full socket tail is still sk's, but for state and tcp_seq. */
+static __always_inline bool sock_same(struct fd_cache *c, struct sock *sk)
+{
+	return c->sock_ok && c->sk == (__u64)sk && c->saddr == sk->__sk_common.skc_rcv_saddr &&
+	       c->daddr == sk->__sk_common.skc_daddr && c->num == sk->__sk_common.skc_num &&
+	       c->dport == sk->__sk_common.skc_dport && c->peer == unix_peer(sk, c->family);
+}
+
+/* The short tail of the socket sk, known to c; 0 when the call keeps none. */
+static __always_inline __u32 put_sock_short(__u8 *buf, __u32 off, struct fd_cache *c,
+					    struct sock *sk, __u16 dflags)
+{
+	struct iot_sock_short *ss = (struct iot_sock_short *)(buf + (off & OFF_MASK));
+	bool send = dflags & IOT_SCD_SEND;
+	__u16 state = sk->__sk_common.skc_state;
+
+	ss->state = state;
+	ss->tcp_seq = 0;
+	ss->sflags = 0;
+	if (c->tcp && state != 10) { /* !LISTEN, as put_tcp_seq() */
+		struct tcp_sock *tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+
+		ss->tcp_seq = send ? tp->write_seq : tp->copied_seq;
+		ss->sflags = IOT_SOCKF_TCP_SEQ | (send ? IOT_SOCKF_SENT : 0);
+	}
+	return (dflags & IOT_SCD_SOCK) || ss->sflags ? sizeof(*ss) : 0;
+}
+
+/*
+ * put_sock() for the socket that the call's first argument, fd, names (file
+ * f): a short tail when the thread's fd_cache slot for fd names f and its last
+ * full tail still holds.  *shortp says which was put.
+ */
+static __always_inline __u32 put_sock_arg0(__u8 *buf, __u32 off, struct task_state *st, int fd,
+					   struct file *f, __u16 dflags, bool *shortp)
+{
+	struct fd_cache *c = &st->fdc[fd & (FDC_SLOTS - 1)];
+	struct iot_sock *s = (struct iot_sock *)(buf + (off & OFF_MASK));
+	struct socket *sock;
+	struct sock *sk;
+	__u32 n;
+
+	if (c->fd != fd || c->file != (__u64)f || c->gen != fd_gen) {
+		/* another file there now: the tail below is not the slot's */
+		c->sock_ok = 0;
+		return put_sock(buf, off, f, dflags);
+	}
+	sock = bpf_rdonly_cast(f->private_data, bpf_core_type_id_kernel(struct socket));
+	sk = sock ? sock->sk : NULL;
+	if (sk && sock_same(c, sk)) {
+		*shortp = true;
+		return put_sock_short(buf, off, c, sk, dflags);
+	}
+	n = put_sock(buf, off, f, dflags);
+	/* IPv6 addresses would cost two helper calls to compare: always full */
+	c->sock_ok = n && sk && s->family != 10;
+	c->sk = (__u64)sk;
+	c->family = s->family;
+	c->peer = sk ? unix_peer(sk, s->family) : 0;
+	c->saddr = sk ? sk->__sk_common.skc_rcv_saddr : 0;
+	c->daddr = sk ? sk->__sk_common.skc_daddr : 0;
+	c->num = s->lport;
+	c->dport = sk ? sk->__sk_common.skc_dport : 0;
+	c->tcp = s->protocol == 6 && s->type == 1;
+	return n;
+}
+
 static __always_inline __u64 arg_at(struct task_state *st, __u8 i)
 {
 	return i < 6 ? st->args[i] : 0;
@@ -954,6 +1132,35 @@ struct rec_room {
 	__u8 b[SCRATCH_SZ];
 };
 
+#define SOCK_TAIL_SHORT 0x100
+
+/*
+ * The socket tail of st's call at room + off: its bytes, with SOCK_TAIL_SHORT
+ * when it is a struct iot_sock_short.  A global function, so its three sizes
+ * are one unknown to the verification of build_syscall(), not three paths
+ * through all that follows (which took it near the verifier's limit).
+ */
+__noinline int put_sock_tail(struct rec_room *room, __u32 off, struct task_state *st, __s64 ret,
+			     __u32 dflags)
+{
+	struct iot_sc_desc d = { .flags = dflags };
+	struct file *f;
+	bool sh = false;
+	int fd, n;
+
+	if (!room || !st || off > IOT_REC_MAX)
+		return 0;
+	fd = sock_fd(st, &d, ret);
+	f = fd < 0 ? NULL : fd_file(bpf_get_current_task_btf(), fd);
+	if (!f || (f->f_inode->i_mode & S_IFMT) != S_IFSOCK)
+		return 0;
+	/* accept's and socket's tail is of the fd they return */
+	if ((dflags & IOT_SCD_SOCK) && (dflags & IOT_SCD_RET_FD))
+		return put_sock(room->b, off, f, dflags);
+	n = put_sock_arg0(room->b, off, st, fd, f, dflags, &sh);
+	return n && sh ? n | SOCK_TAIL_SHORT : n;
+}
+
 /*
  * Builds the record of st's call at room and returns its size (0 when an
  * argument is missing).  A global function: the verifier checks it once, with
@@ -987,12 +1194,29 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	rec->nr = st->nr;
 	if (!st->have_exit)
 		flags |= IOT_SCF_NO_CPU;
+	/* records lost since the enter may hold the full entries these lean on */
+	if (st->fdshort_gen != fd_gen)
+		st->fdshort = 0;
 	nfd = st->nfd;
 	for (int i = 0; i < IOT_MAX_FDS; i++) {
+		struct iot_fd_short *fs = (struct iot_fd_short *)(buf + off);
+
 		if (i >= nfd)
 			break;
-		__builtin_memcpy(buf + off, &st->fds[i], sizeof(struct iot_fd));
-		off += sizeof(struct iot_fd);
+		if (!(st->fdshort & (1 << i))) {
+			__builtin_memcpy(buf + off, &st->fds[i], sizeof(struct iot_fd));
+		} else {
+			fs->pos = st->fds[i].pos;
+			fs->size = st->fds[i].size;
+			fs->fd = st->fds[i].fd;
+			fs->which = st->fds[i].which;
+			fs->pad = 0;
+		}
+		/* read again, so the verifier sees one range of off after the
+		 * branch, not 2^IOT_MAX_FDS paths of constants through the rest */
+		off += sizeof(struct iot_fd) -
+		       (((*(volatile __u8 *)&st->fdshort >> i) & 1) *
+			(sizeof(struct iot_fd) - sizeof(struct iot_fd_short)));
 	}
 	if (!(flags & IOT_SCF_NO_RETURN)) {
 		off += put_ret_fds(buf, off, st, &d, ret, &nfd);
@@ -1004,15 +1228,12 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 			nfd++;
 		}
 		if (d.flags & (IOT_SCD_SOCK | IOT_SCD_SOCKIO)) {
-			int fd = sock_fd(st, &d, ret);
-			struct file *f = fd < 0 ? NULL : fd_file(bpf_get_current_task_btf(), fd);
+			int n = put_sock_tail(room, off & OFF_MASK, st, ret, d.flags);
 
-			if (f && ((f->f_inode->i_mode & S_IFMT) == S_IFSOCK)) {
-				__u32 n = put_sock(buf, off, f, d.flags);
-
-				off += n;
-				flags |= n ? IOT_SCF_SOCK : 0;
-			}
+			flags |= n & SOCK_TAIL_SHORT ? IOT_SCF_SOCK_SHORT : 0;
+			n &= 0xff;
+			flags |= n ? IOT_SCF_SOCK : 0;
+			off += n;
 		}
 	}
 	if (d.flags & IOT_SCD_EXEC) {
@@ -1036,7 +1257,8 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	rec->nfd = nfd;
 	rec->nstr = nstr;
 	rec->flags = flags;
-	rec->pad[0] = rec->pad[1] = 0;
+	rec->fdshort = st->fdshort;
+	rec->pad = 0;
 	put_hdr(&rec->hdr, st->enter_ts, st->pid_tgid, IOT_REC_SYSCALL, off, ++st->seq);
 	return off & (SCRATCH_SZ - 1);
 }
@@ -1055,6 +1277,7 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 		/* nothing nests in a syscall program but an interrupt's, which
 		 * never builds a syscall record: count it, should it happen */
 		count_loss(IOT_LOSS_RINGBUF);
+		__sync_fetch_and_add(&fd_gen, 1);
 		st->seq++;
 		goto out;
 	}
@@ -1190,16 +1413,21 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct iot_exec rec = {};
+	struct task_state *st;
 
 	/* the thread may have taken the leader's tid: the slot's copy is stale */
 	res_put_back(p);
 	if (!is_traced(p->tgid))
 		return 0;
+	st = bpf_task_storage_get(&tstate, p, 0, 0);
+	/* and the reader keys fd entries on the tid: full ones from here */
+	if (st)
+		__builtin_memset(st->fdc, 0, sizeof(st->fdc));
 	rec.old_tid = old_pid;
 	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), p->comm);
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), IOT_REC_EXEC, sizeof(rec),
 		0);
-	emit_small(&rec, sizeof(rec), bpf_task_storage_get(&tstate, p, 0, 0), false);
+	emit_small(&rec, sizeof(rec), st, false);
 	return 0;
 }
 

@@ -22,7 +22,8 @@
 #include <linux/types.h>
 #endif
 
-#define IOT_FORMAT_VERSION	2	/* 2: host identity, clock pairs, socket netns and tcp_seq */
+#define IOT_FORMAT_VERSION	3	/* 2: host identity, clock pairs, socket netns and tcp_seq;
+					 * 3: short fd entries (struct iot_fd_short) */
 #define IOT_FORMAT_VERSION_MIN	1	/* oldest version readers still accept */
 
 #define IOT_NR_MAX		512	/* syscall numbers below this are describable */
@@ -103,6 +104,21 @@ struct iot_fd {
 	__u16 which;	/* argument index 0..5 or enum iot_fd_which */
 };
 
+/*
+ * An fd of a call whose open file the thread's previous full entry for that
+ * fd number already named (version 3): only what changes from call to call.
+ * The reader restores ino, dev, flags and ftype from that entry (per thread
+ * and fd number), so readers of lib/trace.h see a struct iot_fd.  Marked by
+ * its bit in struct iot_syscall.fdshort.
+ */
+struct iot_fd_short {
+	__s64 pos;	/* as in struct iot_fd */
+	__u64 size;
+	__s32 fd;
+	__u16 which;
+	__u16 pad;
+};
+
 /* Socket state of the call's socket fd, read at exit. */
 struct iot_sock {
 	__u8 laddr[16];	/* local address: IPv4 in the first 4 bytes, or IPv6 */
@@ -122,6 +138,17 @@ struct iot_sock {
 			 * any other; the same numbers the peer sees (version 2) */
 	__u16 sflags;	/* IOT_SOCKF_* (version 2) */
 	__u8 pad[2];
+};
+
+/*
+ * The socket tail of a call on a socket whose full tail the same thread last
+ * emitted for that fd (version 3, IOT_SCF_SOCK_SHORT): only what moves.  The
+ * reader restores the rest from that tail, as for struct iot_fd_short.
+ */
+struct iot_sock_short {
+	__u32 tcp_seq;
+	__u16 sflags;
+	__u16 state;
 };
 
 /* struct iot_sock.sflags */
@@ -171,10 +198,12 @@ struct iot_argv_counts {
 					 * seen: emitted at enter, ret and dur are 0 */
 #define IOT_SCF_SOCK		0x4	/* a struct iot_sock follows the fds */
 #define IOT_SCF_NO_CPU		0x8	/* cpu_ns unknown (first call seen on this thread) */
+#define IOT_SCF_SOCK_SHORT	0x10	/* with IOT_SCF_SOCK: the tail is a struct iot_sock_short
+					 * (version 3) */
 
 /*
  * One system call, emitted at its exit.  Body: this struct, then nfd struct
- * iot_fd, then struct iot_sock if IOT_SCF_SOCK, then nstr struct iot_str each
+ * iot_fd (or struct iot_fd_short, where fdshort says so), then struct iot_sock if IOT_SCF_SOCK, then nstr struct iot_str each
  * followed by its data.
  */
 struct iot_syscall {
@@ -189,7 +218,8 @@ struct iot_syscall {
 	__u16 flags;	/* IOT_SCF_* */
 	__u8 nfd;	/* struct iot_fd that follow */
 	__u8 nstr;	/* struct iot_str that follow */
-	__u8 pad[2];
+	__u8 fdshort;	/* bit i: the i-th fd entry is a struct iot_fd_short (version 3) */
+	__u8 pad;
 };
 
 /* sched_process_fork: hdr.pid/tid are the parent's. */
@@ -438,7 +468,9 @@ _Static_assert(sizeof(struct iot_hdr) == 24, "iot_hdr ABI");
 _Static_assert(sizeof(struct iot_batch) == 16 + IOT_BATCH_SZ, "iot_batch ABI");
 _Static_assert(IOT_BATCH_ROOM == 2 * IOT_REC_MAX, "a record fits the room whatever its offset");
 _Static_assert(sizeof(struct iot_fd) == 40, "iot_fd ABI");
+_Static_assert(sizeof(struct iot_fd_short) == 24, "iot_fd_short ABI");
 _Static_assert(sizeof(struct iot_sock) == 72, "iot_sock ABI");
+_Static_assert(sizeof(struct iot_sock_short) == 8, "iot_sock_short ABI");
 _Static_assert(__builtin_offsetof(struct iot_sock, netns) == 60, "netns in version 1's pad");
 _Static_assert(sizeof(struct iot_str) == 8, "iot_str ABI");
 _Static_assert(sizeof(struct iot_argv_counts) == 4, "iot_argv_counts fits iot_str.pad");

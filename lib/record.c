@@ -45,9 +45,11 @@ static int walk_strings(const struct iot_hdr *h, size_t off, unsigned int n, con
 	return n < max ? (int)n : (int)max;
 }
 
-int sc_view__parse(const struct iot_hdr *h, struct sc_view *v)
+/* Parses h; short fd entries and socket tails only when fds_short, leaving
+ * v->fds or v->sock NULL. */
+static int view_parse(const struct iot_hdr *h, struct sc_view *v, bool fds_short)
 {
-	size_t off = sizeof(struct iot_syscall);
+	size_t off = sizeof(struct iot_syscall), fdlen = 0;
 	const unsigned char *base = (const unsigned char *)h;
 	int n;
 
@@ -57,15 +59,27 @@ int sc_view__parse(const struct iot_hdr *h, struct sc_view *v)
 	v->sc = (const struct iot_syscall *)h;
 	if (v->sc->nfd > IOT_MAX_FDS || v->sc->nstr > IOT_MAX_STRS)
 		return -EBADMSG;
-	if (off + v->sc->nfd * sizeof(struct iot_fd) > h->size)
+	if (v->sc->fdshort && !fds_short)
 		return -EBADMSG;
-	v->fds = (const struct iot_fd *)(base + off);
-	off += v->sc->nfd * sizeof(struct iot_fd);
+	for (unsigned int i = 0; i < v->sc->nfd; i++)
+		fdlen += v->sc->fdshort & (1u << i) ? sizeof(struct iot_fd_short) :
+						      sizeof(struct iot_fd);
+	if (off + fdlen > h->size)
+		return -EBADMSG;
+	if (!v->sc->fdshort)
+		v->fds = (const struct iot_fd *)(base + off);
+	off += fdlen;
+	if ((v->sc->flags & IOT_SCF_SOCK_SHORT) && !fds_short)
+		return -EBADMSG;
 	if (v->sc->flags & IOT_SCF_SOCK) {
-		if (off + sizeof(struct iot_sock) > h->size)
+		size_t len = v->sc->flags & IOT_SCF_SOCK_SHORT ? sizeof(struct iot_sock_short) :
+								 sizeof(struct iot_sock);
+
+		if (off + len > h->size)
 			return -EBADMSG;
-		v->sock = (const struct iot_sock *)(base + off);
-		off += sizeof(struct iot_sock);
+		if (len == sizeof(struct iot_sock))
+			v->sock = (const struct iot_sock *)(base + off);
+		off += len;
 	}
 	n = walk_strings(h, off, v->sc->nstr, v->str, v->strh, IOT_MAX_STRS);
 	if (n < 0)
@@ -74,8 +88,20 @@ int sc_view__parse(const struct iot_hdr *h, struct sc_view *v)
 	return 0;
 }
 
+int sc_view__parse(const struct iot_hdr *h, struct sc_view *v)
+{
+	return view_parse(h, v, false);
+}
+
+int sc_view__parse_raw(const struct iot_hdr *h, struct sc_view *v)
+{
+	return view_parse(h, v, true);
+}
+
 const struct iot_fd *sc_view__fd(const struct sc_view *v, unsigned int which)
 {
+	if (!v->fds)
+		return NULL;
 	for (unsigned int i = 0; i < v->sc->nfd; i++)
 		if (v->fds[i].which == which)
 			return &v->fds[i];

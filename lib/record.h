@@ -12,15 +12,20 @@
 /* A syscall record with its tails located and bounds-checked. */
 struct sc_view {
 	const struct iot_syscall *sc;
-	const struct iot_fd *fds;      /* sc->nfd entries */
+	const struct iot_fd *fds;      /* sc->nfd entries; NULL when some are short */
 	const struct iot_sock *sock;   /* NULL unless IOT_SCF_SOCK */
 	const char *str[IOT_MAX_STRS]; /* NUL-terminated, NULL if absent */
 	const struct iot_str *strh[IOT_MAX_STRS];
 	unsigned int nstr;
 };
 
-/* 0, or -EBADMSG when the record's tails do not fit in hdr->size. */
+/* 0, or -EBADMSG when the record's tails do not fit in hdr->size or it has
+ * short fd entries (a trace reader makes them whole). */
 int sc_view__parse(const struct iot_hdr *h, struct sc_view *v);
+/* The same on a record as the BPF side emits it, short fd entries and socket
+ * tail and all: v->fds or v->sock is NULL when they are short (the recorder
+ * reads only the strings). */
+int sc_view__parse_raw(const struct iot_hdr *h, struct sc_view *v);
 /* The fd slot for argument/result `which`, or NULL. */
 const struct iot_fd *sc_view__fd(const struct sc_view *v, unsigned int which);
 /* The string read from argument/slot `which`, or NULL. */

@@ -19,6 +19,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "lib/fdrestore.h"
 #include "lib/log.h"
 #include "lib/trace.h"
 
@@ -225,7 +226,8 @@ struct trace_reader {
 	bool zs_ready;
 	ZSTD_DCtx *zd; /* zstd context, reused likewise */
 	bool done;
-	unsigned char *upg; /* an older version's record in today's layout */
+	unsigned char *upg;   /* an older version's record in today's layout */
+	struct fdrestore fdr; /* version 3: short fd entries made whole */
 	char errbuf[128];
 	const char *err;
 };
@@ -409,8 +411,9 @@ static int reader_load_block(struct trace_reader *r)
 }
 
 /*
- * A version 1 syscall record's socket tail was 8 bytes shorter: copied into
- * r->upg with the new fields zeroed, so every reader sees one layout.  A
+ * A version 3 syscall record's short fd entries are made whole, and a version
+ * 1 one's socket tail was 8 bytes shorter: copied into r->upg with the new
+ * fields zeroed, so every reader sees one layout.  A
  * record whose tails do not fit is passed on as it is, for sc_view__parse()
  * to refuse.
  */
@@ -421,6 +424,11 @@ static const struct iot_hdr *reader_upgrade(struct trace_reader *r, const struct
 	struct iot_hdr *out;
 	size_t tail;
 
+	if (r->version >= 3) {
+		if (!r->upg && !(r->upg = malloc(IOT_REC_MAX)))
+			return h;
+		return fdrestore__apply(&r->fdr, h, r->upg);
+	}
 	if (r->version >= 2 || h->type != IOT_REC_SYSCALL || h->size < sizeof(*sc) ||
 	    !(sc->flags & IOT_SCF_SOCK) || sc->nfd > IOT_MAX_FDS)
 		return h;
@@ -482,6 +490,7 @@ void trace_reader__free(struct trace_reader *r)
 	ZSTD_freeDCtx(r->zd);
 	free(r->raw);
 	free(r->upg);
+	fdrestore__free(&r->fdr);
 	free(r);
 }
 

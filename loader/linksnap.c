@@ -182,7 +182,7 @@ int linksnap__note(struct linksnap *ls, struct trace_writer *w, const struct iot
 
 	if (h->type != IOT_REC_SYSCALL || h->size < sizeof(*sc) || !sc->nstr)
 		return 0;
-	if (sc_view__parse(h, &v))
+	if (sc_view__parse_raw(h, &v))
 		return 0;
 	for (unsigned int k = 0; k < IOT_MAX_STRS && !err; k++) {
 		const char *s = v.str[k];

@@ -115,9 +115,15 @@ static int64_t fd_dio_pread(struct rp_thread *t, const struct rp_op *op, int fd,
 
 static int64_t fd_io(struct rp_thread *t, const struct rp_op *op, int fd, uint8_t fl)
 {
+	static const uint64_t one = 1;
 	struct iovec iov = { t->buf, io_len(t, op) };
 	ssize_t r;
 
+	/* the buffer's bytes as a count would overflow an eventfd on the
+	 * second write (EAGAIN, or a reader that never sees it drained) */
+	if ((fl & RP_FL_EVENTFD) && iov.iov_len == sizeof(one) &&
+	    (op->kind == RK_WRITE || op->kind == RK_WRITEV))
+		iov.iov_base = (void *)&one;
 	switch (op->kind) {
 	case RK_READ:
 		r = syscall(SYS_read, fd, iov.iov_base, iov.iov_len);

@@ -233,11 +233,12 @@ static uint64_t mh_wait_ns(void)
 	return xh.stall_ns ? xh.stall_ns : AWAIT_MAX_NS;
 }
 
-/* A read of a socket (or pipe) that got bytes in the trace. */
+/* A read of a socket (or pipe) that got bytes, or the end, in the trace. */
 static bool mhost_stream_read(const struct rp_op *op)
 {
-	return op->ret > 0 && (op->kind == RK_RECV ||
-			       ((op->kind == RK_READ || op->kind == RK_READV) && op->stream));
+	return op->ret >= 0 &&
+	       (op->kind == RK_RECV ||
+		((op->kind == RK_READ || op->kind == RK_READV) && (op->stream || op->conn >= 0)));
 }
 
 /*
@@ -246,7 +247,8 @@ static bool mhost_stream_read(const struct rp_op *op)
  * application they had arrived when the read was made (it got them): wait
  * until the socket has as many bytes as the read got, or its other end is
  * gone, for at most a stall timeout; the read then finds them, as it did,
- * instead of fewer (short) or none (EAGAIN on a non-blocking socket).
+ * instead of fewer (short) or none (EAGAIN on a non-blocking socket). A
+ * read that got the end waits for the other end's shutdown to arrive.
  */
 void mhost__await(struct rp_plan *p, struct rp_op *op)
 {
@@ -263,7 +265,9 @@ void mhost__await(struct rp_plan *p, struct rp_op *op)
 	want = op->ret < INT_MAX ? (int)op->ret : INT_MAX;
 	blocks = !getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, &len) &&
 		 !setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
-	while (!ioctl(fd, FIONREAD, &n) && n < op->ret && (now = mpi__now()) < until) {
+	/* the end of the stream (ret 0): until the other end's shutdown is in */
+	while (!ioctl(fd, FIONREAD, &n) && (n < op->ret || (!op->ret && !n)) &&
+	       (now = mpi__now()) < until) {
 		pfd.revents = 0;
 		if (poll(&pfd, 1, blocks ? (int)((until - now) / 1000000 + 1) : 0) > 0 &&
 		    pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
@@ -281,6 +285,15 @@ void mhost__connected(int fd)
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 
 	poll(&pfd, 1, wait / 1000000);
+}
+
+/* The client's connect has returned (the accept's dep) and its handshake
+ * may still be on the wire: a non-blocking accept would find nothing. */
+void mhost__incoming(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	poll(&pfd, 1, mh_wait_ns() / 1000000);
 }
 
 /* Who waits for whom across hosts: every rank computes all of it alike. */

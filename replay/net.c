@@ -157,14 +157,11 @@ static uint32_t net_slot_host(const struct rp_plan *p, const struct net_pass *n,
 	return p->th[p->ops[n->listen_op[l]].tidx].host;
 }
 
-/* Connects to a port a traced socket listens on stay inside the replay;
- * across hosts, on the host the file says the connection's server is. */
-static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+/* The latest listener on the connect's port (on HOST unless RP_NONE), of
+ * its family if ANY is false (one from before the trace, of any); or -1. */
+static int32_t net_listener(const struct rp_plan *p, const struct net_pass *n,
+			    const struct rp_op *op, uint32_t host, bool any)
 {
-	uint32_t host = net_conn_server(p, op);
-	int peer;
-
-	op->a[2] = op->a[3] = -1;
 	for (uint32_t l = p->nlisten; l-- > 0;) {
 		int32_t pidx = net_inherited_pidx(p, l);
 
@@ -172,9 +169,29 @@ static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 			continue;
 		if (host != RP_NONE && net_slot_host(p, n, l, pidx) != host)
 			continue;
+		if (any || n->listen_op[l] == RP_NONE || p->ops[n->listen_op[l]].sfam == op->sfam)
+			return l;
+	}
+	return -1;
+}
+
+/* Connects to a port a traced socket listens on stay inside the replay;
+ * across hosts, on the host the file says the connection's server is. A
+ * server listening on one port twice, IPv4 and IPv6 (Open MPI does), takes
+ * a client of its family on that family's listener. */
+static int net_connect(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
+{
+	uint32_t host = net_conn_server(p, op);
+	int32_t l = net_listener(p, n, op, host, false);
+	int peer;
+
+	op->a[2] = op->a[3] = -1;
+	if (l < 0)
+		l = net_listener(p, n, op, host, true);
+	if (l >= 0) {
 		op->a[3] = l;
 		/* a listener from before the trace listens from the start */
-		if (pidx >= 0)
+		if (net_inherited_pidx(p, l) >= 0)
 			return 0;
 		/* the listener must be listening before the connect is issued */
 		return p->ops[n->listen_op[l]].tidx == op->tidx ? 0 : net_dep(op, n->listen_op[l]);
@@ -391,8 +408,14 @@ static int net_one(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 {
 	struct sock_ref *r;
 
-	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS))
+	if (op->ret < 0 && !(op->kind == RK_CONNECT && op->ret == -EINPROGRESS)) {
+		/* a connect that failed (a client retrying until its server
+		 * listens) has neither listener nor peer: it fails again,
+		 * neither held until a listen nor connected to a peer */
+		if (op->kind == RK_CONNECT)
+			op->a[2] = op->a[3] = -1;
 		return net_conn_io(op->kind) ? net_conn_op(p, n, op) : 0;
+	}
 	switch (op->kind) {
 	case RK_BIND:
 		return net_bind(p, n, op);
@@ -447,6 +470,48 @@ static int net_clients(struct rp_plan *p, struct net_pass *n)
 	return 0;
 }
 
+/*
+ * Multi-host: a client connects once the accept before its own on that
+ * listener has taken its connection, when that accept's client was on
+ * another host. Over the network a later client may connect first: the
+ * earlier accept would take its connection, and each host's bytes would go
+ * to the other's peer. (The accept itself waits for its connection to
+ * arrive, mhost__incoming(); one host's clients connect in its own order.)
+ */
+static int net_accept_order(struct rp_plan *p)
+{
+	struct htab connect = { 0 }, last = { 0 }; /* conn -> its connect; listener -> accept */
+	int err = 0;
+
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		const struct rp_op *op = &p->ops[i];
+
+		if (op->kind == RK_CONNECT && op->conn >= 0 &&
+		    (op->ret >= 0 || op->ret == -EINPROGRESS))
+			err = htab__set(&connect, (uint64_t)op->conn, i);
+	}
+	for (uint32_t i = 0; i < p->nops && !err; i++) {
+		struct rp_op *op = &p->ops[i];
+		uint64_t lsn = (uint64_t)op->pidx << 32 | (uint32_t)op->fd;
+		uint32_t c, prev, pc; /* this accept's connect; the accept and connect before */
+
+		if (op->kind != RK_ACCEPT || op->ret < 0 || op->conn < 0)
+			continue;
+		c = htab__get(&connect, (uint64_t)op->conn);
+		prev = htab__get(&last, lsn);
+		err = htab__set(&last, lsn, i);
+		if (err || c == UINT32_MAX || prev == UINT32_MAX ||
+		    p->th[p->ops[c].tidx].host == p->th[op->tidx].host)
+			continue;
+		pc = htab__get(&connect, (uint64_t)p->ops[prev].conn);
+		if (pc != UINT32_MAX && p->th[p->ops[pc].tidx].host != p->th[p->ops[c].tidx].host)
+			err = net_dep(&p->ops[c], prev);
+	}
+	htab__free(&connect);
+	htab__free(&last);
+	return err;
+}
+
 int net__plan(struct rp_plan *p)
 {
 	struct net_pass n = { 0 };
@@ -459,6 +524,8 @@ int net__plan(struct rp_plan *p)
 	free(n.listen_port);
 	free(n.client_ports);
 	htab__free(&n.conn);
+	if (!err && p->nhosts > 1)
+		err = net_accept_order(p);
 	if (!err)
 		err = net_prefeeds(p);
 	if (err)

@@ -105,6 +105,8 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 		port = atomic_load(&p->ports[op->a[3]]);
 	else if (op->a[2] >= 0)
 		port = p->peers[op->a[2]].port;
+	else if (op->ret == -ECONNREFUSED)
+		port = loopback__refusing_port();
 	if (port <= 0) {
 		report__note(op, RR_NO_PEER_PORT);
 		return RP_SKIPPED;
@@ -112,6 +114,8 @@ static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)
 	len = loopback__addr(&ss, sock_family(fd), port);
 	if (op->a[3] >= 0 && mhost__listener(op->a[3], &addr))
 		net_remote(&ss, addr);
+	if (mhost__active())
+		loopback__nodelay(fd);
 	r = connect(fd, (struct sockaddr *)&ss, len) ? -errno : 0;
 	/* a non-blocking connect's end checked by connecting again (hiredis):
 	 * the replay's connection is up, as the application's was */
@@ -171,6 +175,17 @@ static int held_take(int lfd, bool played)
 	return fd;
 }
 
+static bool held_has(int lfd, bool played)
+{
+	bool has = false;
+
+	pthread_mutex_lock(&held.lock);
+	for (uint32_t i = 0; !has && i < held.n; i++)
+		has = held.c[i].lfd == lfd && held.c[i].played == played;
+	pthread_mutex_unlock(&held.lock);
+	return has;
+}
+
 static bool held_put(int lfd, int fd, bool played)
 {
 	bool room;
@@ -204,6 +219,8 @@ static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int nfd;
 
+	if (op->ret >= 0 && mhost__active() && !held_has(fd, op->peer >= 0))
+		mhost__incoming(fd);
 	/* a server drains its listener until EAGAIN: replay the EAGAIN, and
 	 * leave a pending connection for the accept that took it in the trace */
 	if (would_block(op, fd) || op->ret == -EAGAIN)
@@ -211,6 +228,8 @@ static int64_t net_accept(struct rp_plan *p, const struct rp_op *op, int fd)
 	nfd = net_accept_kind(p, op, fd);
 	if (nfd < 0)
 		return nfd;
+	if (mhost__active())
+		loopback__nodelay(nfd);
 	if (op->peer >= 0)
 		peer__accepted(p, op->peer, nfd);
 	fd__set(p, op->pidx, op->fd2, nfd, op->a[0] & SOCK_CLOEXEC ? RP_FL_CLOEXEC : 0);
@@ -303,6 +322,14 @@ int64_t netops__op(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 		n = t->bufsz;
 	switch (op->kind) {
 	case RK_BIND:
+		/* Open MPI tries ports from 1024 up until one is free: bound
+		 * here, the first one's ephemeral port would make the next
+		 * binds fail EINVAL, the one that took a port among them */
+		if (op->ret < 0) {
+			report__note(op, RR_BIND_FAILED);
+			*emul = true;
+			return op->ret;
+		}
 		return net_bind(p, op, fd);
 	case RK_LISTEN:
 		return net_listen(p, op, fd);

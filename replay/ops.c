@@ -231,7 +231,8 @@ static int64_t op_eventfd(struct rp_plan *p, const struct rp_op *op)
 
 	if (fd < 0)
 		return -errno;
-	fd__set(p, op->pidx, op->fd2, fd, op->a[2] & EFD_CLOEXEC ? RP_FL_CLOEXEC : 0);
+	fd__set(p, op->pidx, op->fd2, fd,
+		RP_FL_EVENTFD | (op->a[2] & EFD_CLOEXEC ? RP_FL_CLOEXEC : 0));
 	return op->ret;
 }
 

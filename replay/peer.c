@@ -47,6 +47,8 @@ static int peer_watch(int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint32_t)fd };
 
+	if (mhost__active())
+		loopback__nodelay(fd);
 	return epoll_ctl(pe.ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 

@@ -127,6 +127,8 @@ enum rp_reason {
 	RR_EOF_EARLY,	  /* a pipe read that saw end-of-file in the trace, while a writer
 			    * the trace closes later is still open here: answered 0 */
 	RR_FD_RANGE,	  /* an fd number beyond the replayer's table */
+	RR_BIND_FAILED,	  /* a bind that failed in the trace (a port in use): the replay binds
+			    * ephemeral ports, which are free; answered with the recorded error */
 	RR_NR,
 };
 
@@ -302,6 +304,7 @@ struct rp_proc {
 #define RP_FD_GONE	 -3 /* the call that made it was not replayed: calls on it are skipped */
 #define RP_FL_CLOEXEC	 1u
 #define RP_FL_EMUL_WRITE 2u /* host device opened read-only: writes are emulated */
+#define RP_FL_EVENTFD	 4u /* an eventfd: a write adds 1 to its count */
 /* O_DIRECT: log2 of the file's direct I/O offset alignment, less 8 (0: none) */
 #define RP_FL_DIO_SHIFT 4
 #define RP_FL_DIO_MASK	0xf0u
@@ -524,6 +527,9 @@ void mhost__await(struct rp_plan *p, struct rp_op *op);
 /* netops.c: a non-blocking connect to another host has completed (or failed,
  * or a stall timeout passed). */
 void mhost__connected(int fd);
+/* netops.c: an accept that took a connection in the trace, whose client
+ * has connected (its dep): waits until the listener has it. */
+void mhost__incoming(int fd);
 /* netops.c: listener SLOT is another host's; *ADDR its rank's IPv4 address. */
 bool mhost__listener(uint32_t slot, uint32_t *addr);
 /* exec.c, for the courier: another rank's op IDX started or ended. */

@@ -165,6 +165,7 @@ static const char *const rp_reason_names[RR_NR] = {
 	[RR_DIR_CONTENTS] = "dir_contents",
 	[RR_EOF_EARLY] = "eof_early",
 	[RR_FD_RANGE] = "fd_range",
+	[RR_BIND_FAILED] = "bind_failed",
 };
 static const char *const outcome_names[RO_NR] = { "failed", "short", "emulated", "skipped" };
 

@@ -32,6 +32,10 @@ struct sockaddr_storage;
 unsigned int loopback__addr(struct sockaddr_storage *ss, int family, int port);
 /* Local port of a bound socket, or -errno. */
 int loopback__port(int fd);
+/* A loopback port where connects are refused, or 0. */
+int loopback__refusing_port(void);
+/* TCP_NODELAY on FD (multi-host replays: every connection). */
+void loopback__nodelay(int fd);
 
 /* sandbox.c: the sandbox roots, also for prepare.c */
 /* O_PATH fds of the sandbox roots (0 --root, then each --dev-root), their

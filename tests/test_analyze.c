@@ -336,6 +336,54 @@ static void test_analyze__data_pipe_partial_reads(void)
 	tb_free(&b);
 }
 
+/* An eventfd is a count: each read takes the writes since the read before,
+ * and a write comes after that read; else a replay could fold the second
+ * write into the first read and leave the second read nothing. */
+static void test_analyze__data_eventfd(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_eventfd2, .ts = 10, .dur = 5, .ret = 5, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET0, 5, IOT_FT_ANON, 1038) });
+	for (int k = 0; k < 2; k++) {
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_write, .ts = 100 + 200 * k, .dur = 10,
+		   .ret = 8, .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+		SC(&b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = 150 + 200 * k, .dur = 10, .ret = 8,
+		   .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+	}
+	/* another process's fd 5, an epoll fd on the same anon inode: no count */
+	SC(&b, .pid = 3, .tid = 3, .nr = SYS_read, .ts = 500, .dur = 10, .ret = 8, .a = { 5, 0, 8 },
+	   .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 1, 1, 2, 0, AN_RULE_DATA));
+	CU_ASSERT(dep(&b, 1, 2, 2, 1, AN_RULE_DATA));
+	CU_ASSERT(dep(&b, 2, 0, 1, 2, AN_RULE_DATA)); /* the second write after the first read */
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 3, 0)), 0);
+	tb_free(&b);
+}
+
+/* Another thread's send on a socket comes after its connect, not just
+ * after its creation. */
+static void test_analyze__stage_connect(void)
+{
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_socket, .ts = 10, .dur = 5, .ret = 3, .nfd = 1,
+	   .fd = { FD(IOT_FD_RET, 3, IOT_FT_SOCK, 99) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_fcntl, .ts = 20, .dur = 5, .a = { 3 }, .nfd = 1,
+	   .fd = { FD(0, 3, IOT_FT_SOCK, 99) });
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_connect, .ts = 30, .dur = 50, .a = { 3 }, .nfd = 1,
+	   .fd = { FD(0, 3, IOT_FT_SOCK, 99) });
+	SC(&b, .pid = 1, .tid = 2, .nr = SYS_writev, .ts = 100, .dur = 10, .ret = 18, .a = { 3 },
+	   .nfd = 1, .fd = { FD(0, 3, IOT_FT_SOCK, 99) });
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 1, 0, 2, 0, AN_RULE_STAGE));
+	CU_ASSERT(dep(&b, 1, 1, 2, 1, AN_RULE_STAGE));
+	tb_free(&b);
+}
+
 /* A loss gap in the writer's thread stops inference across it. */
 static void test_analyze__loss_gap(void)
 {
@@ -889,6 +937,40 @@ static void test_analyze__compute_floor(void)
 	tb_free(&b);
 }
 
+/* A short gap after a poll that found nothing without waiting is a busy
+ * wait's turn: 0, "spin"; after a poll that waited, or a long one, compute. */
+static void test_analyze__spin_after_empty_poll(void)
+{
+	uint64_t c[6];
+	char src[6][8];
+	struct tb b;
+
+	tb_init(&b);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_poll, .ts = 10, .dur = 5, .a = { 0, 1, 0 },
+	   .cpu = 500);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_poll, .ts = 1000, .dur = 5, .a = { 0, 1, 0 },
+	   .cpu = 900);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_read, .ts = 2000, .dur = 5, .a = { 0, 0, 8 },
+	   .cpu = 800);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_poll, .ts = 3000, .dur = 5, .a = { 0, 1, 10 },
+	   .cpu = 700);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_poll, .ts = 4000, .dur = 5, .a = { 0, 1, 0 },
+	   .cpu = 600);
+	SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 500000, .dur = 5, .cpu = 400000);
+	CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
+	event_compute(&b, c, 6, src);
+	CU_ASSERT_EQUAL(c[1], 0);
+	CU_ASSERT_STRING_EQUAL(src[1], "spin");
+	CU_ASSERT_EQUAL(c[2], 0); /* the read the wait ended in */
+	CU_ASSERT_STRING_EQUAL(src[2], "spin");
+	CU_ASSERT_EQUAL(c[3], 700); /* after a read */
+	CU_ASSERT_EQUAL(c[4], 600); /* after a poll with a timeout */
+	CU_ASSERT_STRING_EQUAL(src[4], "oncpu");
+	CU_ASSERT_EQUAL(c[5], 400000); /* too long for a busy wait's turn */
+	CU_ASSERT_STRING_EQUAL(src[5], "oncpu");
+	tb_free(&b);
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
 	{ "symlink chains from LINK records", test_analyze__symlink_chain },
@@ -896,6 +978,9 @@ static CU_TestInfo tests[] = {
 	{ "wakeup with no matching call", test_analyze__wakeup_no_matching_call },
 	{ "wakeup of a disk read or a timer", test_analyze__wakeup_of_disk_or_timer },
 	{ "data: pipe with partial reads", test_analyze__data_pipe_partial_reads },
+	{ "data: an eventfd's count", test_analyze__data_eventfd },
+	{ "compute: a busy wait's turns after empty polls", test_analyze__spin_after_empty_poll },
+	{ "stage: a socket's connect", test_analyze__stage_connect },
 	{ "loss gap", test_analyze__loss_gap },
 	{ "data: file ranges", test_analyze__data_file },
 	{ "fd reuse after close", test_analyze__fd_reuse_after_close },

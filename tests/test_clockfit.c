@@ -56,6 +56,27 @@ static void test_clockfit__one_direction(void)
 	CU_ASSERT_EQUAL(h[1].offset, off[1] - 1000);
 }
 
+/* Three hosts in a ring, one clock: host 2 aligned against host 0 alone
+ * would sit at the middle of wide bounds, 95 us off, and the tight edges
+ * between hosts 1 and 2 would run backwards; held within every host's
+ * bounds, each edge keeps its receive after its send. */
+static void test_clockfit__ring(void)
+{
+	const int64_t off[3] = { 0, 0, 0 };
+	struct cf_obs o[6] = { OBS(0, 1, off, 1000, 5000),   OBS(1, 0, off, 2000, 5000),
+			       OBS(0, 2, off, 3000, 10000),  OBS(2, 0, off, 4000, 200000),
+			       OBS(1, 2, off, 500000, 5000), OBS(2, 1, off, 600000, 5000) };
+	struct cf_host h[3] = { { 0 } };
+	uint32_t a, b;
+
+	CU_ASSERT_EQUAL_FATAL(clockfit__solve(o, 6, h, 3, &a, &b), 0);
+	CU_ASSERT_EQUAL(h[2].src, CF_EDGES);
+	CU_ASSERT(h[2].offset >= -5000 && h[2].offset <= 5000);
+	for (int i = 0; i < 6; i++)
+		CU_ASSERT(o[i].recv_end + h[o[i].to].offset >=
+			  o[i].send_begin + h[o[i].from].offset);
+}
+
 static void test_clockfit__contradiction(void)
 {
 	/* each says the other's receive ended before the send began */
@@ -129,6 +150,7 @@ static void test_clockfit__cycle_least_squares(void)
 static CU_TestInfo tests[] = {
 	{ "a known offset recovered", test_clockfit__known_offset },
 	{ "bounds from one direction only", test_clockfit__one_direction },
+	{ "three hosts in a ring", test_clockfit__ring },
 	{ "contradicting bounds", test_clockfit__contradiction },
 	{ "fallbacks and a chain of hosts", test_clockfit__fallbacks_and_chain },
 	{ "a cycle of bounds, least squares", test_clockfit__cycle_least_squares },

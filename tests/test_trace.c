@@ -544,6 +544,165 @@ static void test_trace__tcp_range(void)
 	CU_ASSERT_FALSE(sc_view__tcp_range(&v, &from, &to, &sent));
 }
 
+/* A version 3 record of thread tid: nfd fd entries from f (short where
+ * fdshort says), a socket tail (so, full or short) when so, a string. */
+static size_t make_v3_rec(unsigned char *buf, uint32_t tid, const struct iot_fd *f,
+			  unsigned int nfd, uint8_t fdshort, const void *so, bool sock_short)
+{
+	struct iot_syscall *sc = (void *)buf;
+	size_t off = sizeof(*sc);
+
+	memset(buf, 0, IOT_REC_MAX);
+	sc->hdr = (struct iot_hdr){ .ts = 100, .pid = 7, .tid = tid, .type = IOT_REC_SYSCALL };
+	sc->nfd = nfd;
+	sc->nstr = 1;
+	sc->fdshort = fdshort;
+	for (unsigned int i = 0; i < nfd; i++) {
+		if (fdshort & (1u << i)) {
+			struct iot_fd_short fs = { .pos = f[i].pos,
+						   .size = f[i].size,
+						   .fd = f[i].fd,
+						   .which = f[i].which };
+
+			memcpy(buf + off, &fs, sizeof(fs));
+			off += sizeof(fs);
+		} else {
+			memcpy(buf + off, &f[i], sizeof(f[i]));
+			off += sizeof(f[i]);
+		}
+	}
+	if (so) {
+		size_t n = sock_short ? sizeof(struct iot_sock_short) : sizeof(struct iot_sock);
+
+		sc->flags = IOT_SCF_SOCK | (sock_short ? IOT_SCF_SOCK_SHORT : 0);
+		memcpy(buf + off, so, n);
+		off += n;
+	}
+	CU_ASSERT_FATAL(rec__put_str(buf, &off, IOT_REC_MAX, 0, "tail", 4));
+	sc->hdr.size = off;
+	return off;
+}
+
+/* Reads the next record of r into v, a copy of it kept in out. */
+static void next_view(struct trace_reader *r, unsigned char *out, struct sc_view *v)
+{
+	const struct iot_hdr *h;
+
+	CU_ASSERT_EQUAL_FATAL(trace_reader__next(r, &h), 1);
+	memcpy(out, h, h->size);
+	CU_ASSERT_EQUAL_FATAL(sc_view__parse((void *)out, v), 0);
+	CU_ASSERT_STRING_EQUAL(sc_view__str(v, 0), "tail");
+}
+
+/*
+ * Short fd entries and socket tails read back whole, from the thread's last
+ * full entry for that fd number; another thread's, or none, is not used.
+ */
+static void test_trace__short_entries_restored(void)
+{
+	unsigned char buf[IOT_REC_MAX] __attribute__((aligned(8)));
+	unsigned char out[IOT_REC_MAX] __attribute__((aligned(8)));
+	struct iot_fd file = { .ino = 100,
+			       .pos = 0,
+			       .size = 10,
+			       .dev = 8,
+			       .fd = 3,
+			       .flags = 2,
+			       .ftype = IOT_FT_REG,
+			       .which = 0 };
+	struct iot_fd sfd = { .ino = 4242, .dev = 9, .fd = 4, .ftype = IOT_FT_SOCK, .which = 0 };
+	struct iot_sock so = { .ino = 4242,
+			       .family = 2,
+			       .lport = 40000,
+			       .rport = 5432,
+			       .state = 1,
+			       .netns = 77,
+			       .tcp_seq = 5,
+			       .sflags = IOT_SOCKF_TCP_SEQ };
+	struct iot_sock_short ss = { .tcp_seq = 99, .sflags = IOT_SOCKF_TCP_SEQ, .state = 8 };
+	const struct iot_hdr *h;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct sc_view v;
+	size_t len;
+	unsigned char *p;
+	int fd = memfd_create("trace", 0);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	w = trace_writer__new(fd, BLOCK);
+	CU_ASSERT_FATAL(w != NULL);
+	make_v3_rec(buf, 8, &file, 1, 0, NULL, false);
+	CU_ASSERT_FATAL(trace_writer__append(w, (void *)buf) == 0);
+	file.pos = 5;
+	file.size = 20;
+	make_v3_rec(buf, 8, &file, 1, 1, NULL, false);
+	CU_ASSERT_FATAL(trace_writer__append(w, (void *)buf) == 0);
+	make_v3_rec(buf, 9, &file, 1, 1, NULL, false); /* thread 9 saw no full one */
+	CU_ASSERT_FATAL(trace_writer__append(w, (void *)buf) == 0);
+	make_v3_rec(buf, 8, &sfd, 1, 0, &so, false);
+	CU_ASSERT_FATAL(trace_writer__append(w, (void *)buf) == 0);
+	make_v3_rec(buf, 8, &sfd, 1, 1, &ss, true);
+	CU_ASSERT_FATAL(trace_writer__append(w, (void *)buf) == 0);
+	CU_ASSERT_FATAL(trace_writer__free(w) == 0);
+	len = lseek(fd, 0, SEEK_END);
+	p = map_fd(fd, len);
+	close(fd);
+
+	r = trace_reader__open_mem(p, len, NULL);
+	CU_ASSERT_FATAL(r != NULL);
+	next_view(r, out, &v);
+	CU_ASSERT_EQUAL(v.fds[0].ino, 100);
+	next_view(r, out, &v);
+	CU_ASSERT_EQUAL(v.sc->hdr.size, sizeof(*v.sc) + sizeof(struct iot_fd) + 16);
+	CU_ASSERT_EQUAL(v.sc->fdshort, 0);
+	CU_ASSERT_EQUAL(v.fds[0].ino, 100);
+	CU_ASSERT_EQUAL(v.fds[0].dev, 8);
+	CU_ASSERT_EQUAL(v.fds[0].flags, 2);
+	CU_ASSERT_EQUAL(v.fds[0].ftype, IOT_FT_REG);
+	CU_ASSERT_EQUAL(v.fds[0].pos, 5);
+	CU_ASSERT_EQUAL(v.fds[0].size, 20);
+	CU_ASSERT_EQUAL(v.fds[0].fd, 3);
+	next_view(r, out, &v);
+	CU_ASSERT_EQUAL(v.fds[0].ino, 0); /* open, file unknown */
+	CU_ASSERT_EQUAL(v.fds[0].ftype, IOT_FT_OTHER);
+	next_view(r, out, &v);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v.sock);
+	CU_ASSERT_EQUAL(v.sock->lport, 40000);
+	next_view(r, out, &v);
+	CU_ASSERT_EQUAL(v.sc->flags, IOT_SCF_SOCK);
+	CU_ASSERT_EQUAL(v.fds[0].ino, 4242);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v.sock);
+	CU_ASSERT_EQUAL(v.sock->ino, 4242);
+	CU_ASSERT_EQUAL(v.sock->family, 2);
+	CU_ASSERT_EQUAL(v.sock->lport, 40000);
+	CU_ASSERT_EQUAL(v.sock->rport, 5432);
+	CU_ASSERT_EQUAL(v.sock->netns, 77);
+	CU_ASSERT_EQUAL(v.sock->state, 8);
+	CU_ASSERT_EQUAL(v.sock->tcp_seq, 99);
+	CU_ASSERT_EQUAL(trace_reader__next(r, &h), 0);
+	CU_ASSERT_PTR_NULL(trace_reader__error(r));
+	trace_reader__free(r);
+	munmap(p, len);
+}
+
+/* The raw parse of the recorder finds the strings behind short entries;
+ * the checked one refuses them. */
+static void test_trace__short_entries_raw_parse(void)
+{
+	unsigned char buf[IOT_REC_MAX] __attribute__((aligned(8)));
+	struct iot_fd f = { .fd = 3, .which = 0 };
+	struct iot_sock_short ss = { 0 };
+	struct sc_view v;
+
+	make_v3_rec(buf, 8, &f, 1, 1, &ss, true);
+	CU_ASSERT_EQUAL(sc_view__parse((void *)buf, &v), -EBADMSG);
+	CU_ASSERT_EQUAL_FATAL(sc_view__parse_raw((void *)buf, &v), 0);
+	CU_ASSERT_PTR_NULL(v.fds);
+	CU_ASSERT_PTR_NULL(v.sock);
+	CU_ASSERT_PTR_NULL(sc_view__fd(&v, 0));
+	CU_ASSERT_STRING_EQUAL(sc_view__str(&v, 0), "tail");
+}
+
 /* Versions outside the ones this build reads are named, not misread. */
 static void test_trace__versions_accepted(void)
 {
@@ -569,7 +728,7 @@ static void test_trace__versions_accepted(void)
 		}
 		trace_reader__free(r);
 	}
-	CU_ASSERT_EQUAL(IOT_FORMAT_VERSION, 2);
+	CU_ASSERT_EQUAL(IOT_FORMAT_VERSION, 3);
 }
 
 /* A version 1 trace the recorder wrote (TCP on loopback, tests/progs/ipc.c):
@@ -649,6 +808,8 @@ static CU_TestInfo tests[] = {
 	{ "sock v1 upgraded", test_trace__sock_v1_upgraded },
 	{ "versions accepted", test_trace__versions_accepted },
 	{ "tcp range", test_trace__tcp_range },
+	{ "short entries restored", test_trace__short_entries_restored },
+	{ "short entries raw parse", test_trace__short_entries_raw_parse },
 	{ "v1 recording reads", test_trace__v1_recording_reads },
 	CU_TEST_INFO_NULL,
 };

@@ -64,6 +64,7 @@ struct sockspec {
 	uint16_t lp, rp;
 	uint32_t seq; /* tcp_seq after the call */
 	bool sent;
+	int how; /* shutdown's */
 };
 
 static void put_sock_call(struct tr *t, const struct sockspec *s)
@@ -75,6 +76,7 @@ static void put_sock_call(struct tr *t, const struct sockspec *s)
 
 	memset(buf, 0, sizeof(buf));
 	sc->args[0] = 3;
+	sc->args[1] = s->how;
 	sc->args[2] = s->ret > 0 ? s->ret : 0;
 	sc->ret = s->ret;
 	sc->dur_ns = s->dur;
@@ -231,6 +233,37 @@ static void test_xhost__pairs_and_offset(void)
 	close(b.fd);
 }
 
+/* A receive of the stream's end (0 bytes) comes after the other host's
+ * shutdown of its sends; a shutdown of its receives says nothing. */
+static void test_xhost__eof_after_shutdown(void)
+{
+	const char *ca = "10.0.0.1", *sa = "10.0.0.2";
+	struct analysis *an;
+	struct tr a, b;
+
+	tr_init(&a, "alpha", "boot-a", 1);
+	tr_init(&b, "beta", "boot-b", 2);
+	SOCK(&a, .pid = 10, .nr = SYS_connect, .ts = 1000, .dur = 500, .ino = 501, .la = ca,
+	     .ra = sa, .lp = 40000, .rp = 5432, .seq = 100);
+	SOCK(&b, .pid = 10, .nr = SYS_accept4, .ts = 900, .dur = 700, .ret = 4, .ino = 601,
+	     .la = sa, .ra = ca, .lp = 5432, .rp = 40000, .seq = 0);
+	SOCK(&b, .pid = 10, .nr = SYS_shutdown, .ts = 3000, .dur = 100, .ino = 601, .la = sa,
+	     .ra = ca, .lp = 5432, .rp = 40000, .seq = 0, .how = SHUT_RD);
+	SOCK(&b, .pid = 10, .nr = SYS_shutdown, .ts = 5000, .dur = 100, .ino = 601, .la = sa,
+	     .ra = ca, .lp = 5432, .rp = 40000, .seq = 0, .how = SHUT_WR);
+	SOCK(&a, .pid = 10, .nr = SYS_recvfrom, .ts = 4000, .dur = 2000, .ino = 501, .la = ca,
+	     .ra = sa, .lp = 40000, .rp = 5432, .seq = 7000);
+	tr_done(&a);
+	tr_done(&b);
+	an = job(&a, &b, NULL);
+	CU_ASSERT_FATAL(an != NULL);
+	CU_ASSERT(xdep(an, 1, 2, 0, 1));
+	CU_ASSERT_EQUAL(analysis__ndeps(an, analysis__event_in(an, 0, 10, 1)), 1);
+	analysis__free(an);
+	close(a.fd);
+	close(b.fd);
+}
+
 /* The same host given twice is an error; a clock that no offset can align is one too. */
 static void test_xhost__bad_jobs(void)
 {
@@ -318,6 +351,7 @@ static CU_TestInfo tests[] = {
 	{ "inodes belong to one kernel", test_xhost__inodes_per_kernel },
 	{ "cross-host pairs and the clock offset", test_xhost__pairs_and_offset },
 	{ "the same host twice", test_xhost__bad_jobs },
+	{ "the end of a stream after the shutdown", test_xhost__eof_after_shutdown },
 	CU_TEST_INFO_NULL,
 };
 

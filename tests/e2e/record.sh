@@ -33,6 +33,26 @@ test_file_enrichment()
 	done
 }
 
+# An fd's identity is emitted once per open file and restored by the reader
+# (format 3): through dup2, close and reopen at the same number, files whose
+# struct file and inode the kernel may hand out again, a fork and a thread
+# whose file another thread swapped, every read names the file it read.
+test_fd_identity_restored()
+{
+	need_bpf
+	mkdir d
+	record -o t.iot -- "$PROGS/fdreuse" "$T/d"
+	ge "tags" "$(grep -c '' d/expect)" 20
+	q t.iot '.[] | select(.type == "syscall" and .call == "pread64" and .args[2] == 1) |
+		"\(.args[3]) \(.fds[0].ino) \(.fds[0].dev) \(.fds[0].flags % 4) \(.fds[0].type)"' >got
+	# eight reads a tag, each naming the file fstat named, a regular file
+	while read -r tag ino dev acc; do
+		eq "reads of tag $tag" "$(awk -v t="$tag" '$1 == t' got | sort -u)" "$tag $ino $dev $acc 1"
+		eq "read count of tag $tag" "$(awk -v t="$tag" '$1 == t' got | wc -l)" 8
+	done <d/expect
+	eq "reads" "$(grep -c '' got)" "$(($(grep -c '' d/expect) * 8))"
+}
+
 # Without PIDFD_THREAD (Linux 6.9) the recorder cannot give a target's
 # threads their task storage, and the programs fall back to the traced-process
 # hash: every thread is still recorded, with a warning that says what is slower.

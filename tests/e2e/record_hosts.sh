@@ -136,7 +136,7 @@ test_host_and_clock()
 		eq "machine id" "$(jq -r .host_id.machine_id info.json)" "$(cat /etc/machine-id)"
 	fi
 	eq "recorder's netns" "$(jq -r .host_id.netns info.json)" "$(stat -Lc %i /proc/self/ns/net)"
-	eq "format" "$(jq -r .format_version info.json)" 2
+	eq "format" "$(jq -r .format_version info.json)" 3
 	eq "records" "$(jq -r '"\(.records.host) \(.records.clock)"' info.json)" "1 2"
 	eq "pairs" "$(jq -r '[.clock_pairs[].when] | join(" ")' info.json)" "start end"
 	# the pairs bracket the events and agree with each other within a few ms
