@@ -112,8 +112,13 @@ static void *watch(void *arg)
 		nanosleep(&nap, NULL);
 		fill = ring_fill(p);
 		if (p->idle && fill >= p->ring_bytes / LIFT_DIV) {
-			if (set_idle(p, false))
+			e = set_idle(p, false);
+			if (e) {
+				warn("cannot give the recorder its scheduling policy back, it may "
+				     "fall behind: %s",
+				     strerror(-e));
 				break;
+			}
 			calm_since = 0;
 			continue;
 		}
