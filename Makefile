@@ -27,7 +27,7 @@ endif
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .SECONDARY:
-.PHONY: all deps test unit e2e demo bench bench-quick clean format format-check fuzz FORCE install \
+.PHONY: all deps test unit e2e demo progs bench bench-quick clean format format-check fuzz FORCE install \
 	uninstall fresh-check
 
 # Before `make deps` a missing tool would stop the build at "clang: command
@@ -124,6 +124,10 @@ PROG_SRCS	:= $(filter-out tests/progs/mpiio.c,$(wildcard tests/progs/*.c))
 PROG_BINS	:= $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRCS)) \
 		   $(if $(shell command -v $(MPICC) 2>/dev/null),$(BUILD)/progs/mpiio)
 
+# The test programs, by name for the recipes that run after deps: the make they
+# start reads this file again, and sees an mpicc that deps has just installed.
+progs: $(PROG_BINS)
+
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
@@ -163,7 +167,7 @@ e2e: $(BUILD)/iotrace $(PROG_BINS)
 	$(Q)tests/run_e2e.sh
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_BINS) $(PROG_BINS) $(FUZZ_BINS) \
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_BINS) progs $(FUZZ_BINS) \
 		$(BENCH_TOOLS)
 	$(Q)tests/run_all.sh
 
@@ -199,11 +203,11 @@ BENCH_PARTS	:= bench/run.sh bench/cost.sh bench/analysis.sh bench/accuracy.sh \
 		   bench/svcaccuracy.sh bench/mhaccuracy.sh bench/matrix.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS) $(BENCH_TOOLS)
+	$(Q)$(MAKE) --no-print-directory all progs $(BENCH_TOOLS)
 	$(Q)for b in $(BENCH_PARTS); do BUILD=$(BUILD) $$b || exit 1; done
 
 bench-quick: deps
-	$(Q)$(MAKE) --no-print-directory all $(PROG_BINS) $(BENCH_TOOLS)
+	$(Q)$(MAKE) --no-print-directory all progs $(BENCH_TOOLS)
 	$(Q)for b in $(BENCH_PARTS); do BUILD=$(BUILD) $$b --quick || exit 1; done
 
 # libFuzzer targets (clang): tests/fuzz/fuzz_*.c, seeds in tests/fuzz/corpus/NAME.
