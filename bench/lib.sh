@@ -10,11 +10,11 @@ log() { printf 'bench: [%4ds] %s\n' "$SECONDS" "$*" >&2; }
 # have CMD: true if CMD is on PATH.
 have() { command -v "$1" >/dev/null 2>&1; }
 
-# free_port: a TCP port nothing on 127.0.0.1 listens on.
+# free_port: a TCP port no socket uses, below the ephemeral range (tests/e2e/lib.sh).
 free_port() {
-	local port=$((20000 + ($$ * 7 + RANDOM) % 30000)) i
+	local port=$((20000 + ($$ * 7 + RANDOM) % 12000)) i
 	for ((i = 0; i < 200; i++)); do
-		ss -Htln "sport = :$port" 2>/dev/null | grep -q . || { echo "$port"; return 0; }
+		ss -Htan "sport = :$port" 2>/dev/null | grep -q . || { echo "$port"; return 0; }
 		port=$((port + 1))
 	done
 	return 1

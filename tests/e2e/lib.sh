@@ -103,13 +103,15 @@ wait_for()
 	fail "'$2' never appeared in $1"
 }
 
-# free_port: a TCP port nothing on 127.0.0.1 listens on, derived from $$ so
-# that tests running at the same time start from different places.
+# free_port: a TCP port no socket uses, listening or connected, derived from
+# $$ so that tests running at the same time start from different places;
+# below the ephemeral range (32768-), where a client's or a replay's
+# connection may take it between this check and the server's bind.
 free_port()
 {
-	local port=$((20000 + ($$ * 7 + RANDOM) % 30000)) i
+	local port=$((20000 + ($$ * 7 + RANDOM) % 12000)) i
 	for ((i = 0; i < 200; i++)); do
-		ss -Htln "sport = :$port" 2>/dev/null | grep -q . || { echo $port; return; }
+		ss -Htan "sport = :$port" 2>/dev/null | grep -q . || { echo $port; return; }
 		port=$((port + 1))
 	done
 	fail "no free port"
