@@ -322,8 +322,12 @@ static __always_inline void tstate_drop(struct task_struct *task)
 	bpf_map_delete_elem(&tstate, &tid);
 }
 
-/* An exec by a non-leader thread gave it the leader's tid (the leader's own
- * entry went at its exit): the state follows the thread. */
+/*
+ * An exec by a non-leader thread gave it the leader's tid (the leader's own
+ * entry went at its exit) and start time: the state follows the thread.  The
+ * entry under old_tid is the thread's, whatever start it keeps: the thread
+ * held that tid until now, and an earlier holder's went at its exit.
+ */
 static __always_inline void tstate_retid(struct task_struct *task, __u32 old_tid)
 {
 	__u32 tid = task->pid;
@@ -332,11 +336,14 @@ static __always_inline void tstate_retid(struct task_struct *task, __u32 old_tid
 	if (old_tid == tid)
 		return;
 	st = bpf_map_lookup_elem(&tstate, &old_tid);
-	if (!st || st->start != task->start_time)
+	if (!st)
 		return;
 	if (bpf_map_update_elem(&tstate, &tid, st, BPF_ANY))
 		count_loss(IOT_LOSS_STORAGE);
 	bpf_map_delete_elem(&tstate, &old_tid);
+	st = bpf_map_lookup_elem(&tstate, &tid);
+	if (st)
+		st->start = task->start_time;
 }
 #endif
 

@@ -267,6 +267,9 @@ struct capture *capture__new(const struct capture_opts *opts)
 
 	if (!c)
 		return NULL;
+	e = want_tidhash(&tidhash);
+	if (e)
+		goto err_free;
 	if (!check_mounts()) {
 		e = -ENOENT;
 		goto err_free;
@@ -276,9 +279,6 @@ struct capture *capture__new(const struct capture_opts *opts)
 		e = -ENOTSUP;
 		goto err_free;
 	}
-	e = want_tidhash(&tidhash);
-	if (e)
-		goto err_free;
 	e = capture__open_obj(c, tidhash);
 	if (e)
 		goto err_free;
