@@ -192,6 +192,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct task_state);
 } tstate_zero SEC(".maps");
+
+/*
+ * A byte a tid, eight to an entry: nonzero while the tid may have an entry in
+ * tstate.  What task->bpf_storage tells with one load: an untraced task's
+ * switch or call is turned away by an array load, not a hash lookup (the
+ * verifier inlines it).  The recorder sizes it to pid_max; a tid past it
+ * (pid_max raised since) is looked up.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} tstate_marks SEC(".maps");
 #endif
 
 /*
@@ -288,12 +302,38 @@ static __always_inline void tstate_retid(struct task_struct *task, __u32 old_tid
 {
 }
 #else
+/* tid's byte in tstate_marks; NULL past the map's end. */
+static __always_inline __u8 *tid_mark(__u32 tid)
+{
+	__u32 k = tid / 8;
+	__u8 *w = bpf_map_lookup_elem(&tstate_marks, &k);
+
+	return w ? w + (tid & 7) : NULL;
+}
+
+static __always_inline bool tstate_maybe(struct task_struct *task)
+{
+	__u8 *m = tid_mark(task->pid);
+
+	return !m || *m;
+}
+
+static __always_inline void tid_mark_set(__u32 tid, __u8 v)
+{
+	__u8 *m = tid_mark(tid);
+
+	if (m)
+		*m = v;
+}
+
 static __always_inline struct task_state *tstate_get(struct task_struct *task, bool create)
 {
 	__u32 tid = task->pid, zero = 0;
-	struct task_state *st = bpf_map_lookup_elem(&tstate, &tid);
+	struct task_state *st = NULL;
 	void *z;
 
+	if (tstate_maybe(task))
+		st = bpf_map_lookup_elem(&tstate, &tid);
 	if (st && st->start == task->start_time)
 		return st;
 	if (!create)
@@ -303,15 +343,11 @@ static __always_inline struct task_state *tstate_get(struct task_struct *task, b
 	if (!z || bpf_map_update_elem(&tstate, &tid, z, BPF_ANY))
 		return NULL;
 	st = bpf_map_lookup_elem(&tstate, &tid);
-	if (st)
-		st->start = task->start_time;
+	if (!st)
+		return NULL;
+	st->start = task->start_time;
+	tid_mark_set(tid, 1);
 	return st;
-}
-
-/* No field tells: the lookup itself. */
-static __always_inline bool tstate_maybe(struct task_struct *task)
-{
-	return tstate_get(task, false);
 }
 
 /* The task is past sched_process_exit: its tid may be handed out next. */
@@ -319,6 +355,9 @@ static __always_inline void tstate_drop(struct task_struct *task)
 {
 	__u32 tid = task->pid;
 
+	if (!tstate_maybe(task))
+		return;
+	tid_mark_set(tid, 0);
 	bpf_map_delete_elem(&tstate, &tid);
 }
 
@@ -340,10 +379,13 @@ static __always_inline void tstate_retid(struct task_struct *task, __u32 old_tid
 		return;
 	if (bpf_map_update_elem(&tstate, &tid, st, BPF_ANY))
 		count_loss(IOT_LOSS_STORAGE);
+	tid_mark_set(old_tid, 0);
 	bpf_map_delete_elem(&tstate, &old_tid);
 	st = bpf_map_lookup_elem(&tstate, &tid);
-	if (st)
-		st->start = task->start_time;
+	if (!st)
+		return;
+	st->start = task->start_time;
+	tid_mark_set(tid, 1);
 }
 #endif
 
@@ -1611,7 +1653,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		r->armed = 1;
 	/* Neither task has any BPF task storage, so neither is traced (a resident
 	 * thread has storage too): two loads instead of three helper calls, on
-	 * every context switch of the host (two hash lookups without task
+	 * every context switch of the host (two array loads without task
 	 * storage). */
 	if (!tstate_maybe(prev) && !tstate_maybe(next))
 		return 0;

@@ -194,13 +194,30 @@ static int want_tidhash(bool *yes)
 		return 0;
 	}
 	*yes = true;
-	warn("%s: keeping thread state in a hash by tid instead, slower: every context switch "
-	     "of the host pays up to two hash lookups instead of two loads, and every syscall "
-	     "of an untraced thread that the per-CPU verdict misses two instead of one load; "
-	     "at most %d traced threads at once (the calls of more count as lost, no task "
-	     "storage)",
+	warn("%s: keeping thread state in a hash by tid instead, slower: a traced thread's "
+	     "switches, and its first call after each, pay hash lookups instead of task "
+	     "storage's; an untraced thread's call that the per-CPU verdict misses pays a "
+	     "lookup of its process; at most %d traced threads at once (the calls of more "
+	     "count as lost, no task storage)",
 	     why, IOT_TSTATE_HASH_MAX);
 	return 0;
+}
+
+/* Entries of the tid hash's marks, eight tids each: pid_max's worth (the
+ * kernel's limit, 4M tids in 512 KiB, if it cannot be read). */
+static __u32 tid_mark_entries(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+	long max = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max <= 0 || max > 4194304)
+		max = 4194304;
+	return (max + 7) / 8;
 }
 
 /* Opens the object want_tidhash() chose into c. */
@@ -208,8 +225,10 @@ static int capture__open_obj(struct capture *c, bool tidhash)
 {
 	if (tidhash) {
 		c->tidhash = iotrace_tidhash_bpf__open();
-		if (c->tidhash)
+		if (c->tidhash) {
 			c->o = CAPTURE_OBJ(c->tidhash);
+			bpf_map__set_max_entries(c->tidhash->maps.tstate_marks, tid_mark_entries());
+		}
 	} else {
 		c->skel = iotrace_bpf__open();
 		if (c->skel)
