@@ -18,7 +18,7 @@ both()
 		>"$name-h.out" 2>"$name-h.err" || fail "record with the tid hash: $(cat "$name-h.err")"
 	grep -q "IOTRACE_BPF_FALLBACK=task-storage: keeping thread state in a hash by tid" \
 		"$name-h.err" || fail "no warning: $(cat "$name-h.err")"
-	grep -q "slower: every context switch" "$name-h.err" || fail "warning says not what is slower"
+	grep -q "slower: a traced thread.s switches" "$name-h.err" || fail "warning says not what is slower"
 	grep -q "at most 65536 traced threads" "$name-h.err" || fail "warning names no bound"
 	for f in "$name.iot" "$name-h.iot"; do
 		"$IOTRACE" info "$f" >info.json || fail "info $f"
