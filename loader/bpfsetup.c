@@ -235,8 +235,10 @@ static int capture__open_obj(struct capture *c, bool tidhash)
 			c->o = CAPTURE_OBJ(c->skel);
 	}
 	if (!c->skel && !c->tidhash) {
-		err("opening BPF object: %s", strerror(errno));
-		return -errno;
+		int e = -errno;
+
+		err("opening BPF object: %s", strerror(-e));
+		return e;
 	}
 	return 0;
 }
