@@ -85,28 +85,10 @@ CG=/sys/fs/cgroup/blkio/iotrace-accuracy-$$
 IDLE_MS=250
 DB_OPTS=(--compression_type=none --value_size=100 --key_size=16 --statistics=0 --histogram=0)
 
-TMP=$(mktemp -d /var/tmp/iotrace-accuracy.XXXXXX)
-LOOPS=()
-cleanup() {
-	set +e
-	local m l
-	for m in "$TMP"/mnt/*; do mountpoint -q "$m" && umount "$m"; done
-	for l in "${LOOPS[@]}"; do losetup -d "$l"; done
-	[ -d "$CG" ] && rmdir "$CG"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+scratch accuracy
 ensure_tracefs
 
-# The application reads its own files (binary, shared libraries, ld.so.cache,
-# locale) from the system disk on every configuration; the replay keeps the
-# trace's files from the system disk there too (--dev-root), not on the
-# device being measured.  In SYSROOT, replay options.
-SYSROOT=()
-for d in $(stat -c '%Hd:%Ld' /usr/lib "$TMP" | sort -u); do
-	SYSROOT+=(--dev-root "$d=$TMP/sys-${d/:/-}")
-done
+sysroot
 
 # wl_cmd KIND DIR THREADS N: the workload's command line, in CMD
 wl_cmd() {
@@ -281,14 +263,9 @@ need sqlite3 sqlite3
 [ -f /usr/include/sqlite3.h ] || need /usr/include/sqlite3.h libsqlite3-dev
 gcc -O2 "$ROOT/bench/sqlite_ins.c" -lsqlite3 -o "$TMP/sqlite_ins"
 need db_bench rocksdb-tools
-need mkfs.btrfs btrfs-progs
 need gnuplot gnuplot-nox
-log "setting up ext4, xfs, btrfs and throttled ext4 on loop devices"
-fs ext4 ext4
-fs xfs xfs
-fs btrfs btrfs
-fs throttled ext4
-throttle throttled
+log "setting up the configurations on loop devices"
+configs "${PAIRS[@]}" "ext4 ext4" # the replay speed's microbenchmark runs on ext4
 
 rows=$TMP/rows fails=$TMP/fails
 : >"$TMP/notes"
