@@ -113,6 +113,51 @@ static uint32_t waker_call(const struct analysis *an, uint32_t waker, uint64_t t
 	return peer_call(an, id) ? id : AN_NONE;
 }
 
+#define SIGINFO_SIZE 128 /* struct signalfd_siginfo */
+
+/*
+ * Whether a woken call shows that a signal woke it: cut short (-EINTR, a
+ * handler ran), or a ready poll followed by the thread draining a signalfd
+ * (an anon inode read in whole siginfos; an eventfd's or timerfd's count is
+ * 8 bytes).  An interrupt names whatever thread was current; a signal was
+ * sent by a call, kill, that the recorder does not trace.
+ */
+static bool signalled(const struct analysis *an, uint32_t woken)
+{
+	const struct an_event *e = &an->ev[woken];
+	const struct an_thread *t = an__thread(an, e->tidx);
+	const struct iot_syscall *sc = an__rec(an, woken), *next;
+	const struct iot_fd *f;
+	struct sc_view v;
+
+	if (sc->ret == -EINTR)
+		return true;
+	if (sc->ret <= 0 || e->pos + 1 >= t->nev)
+		return false;
+	next = an__rec(an, t->ev[e->pos + 1]);
+	if (next->nr != SYS_read || next->ret <= 0 || next->ret % SIGINFO_SIZE ||
+	    sc_view__parse(&next->hdr, &v) || !(f = sc_view__fd(&v, 0)))
+		return false;
+	return f->ftype == IOT_FT_ANON;
+}
+
+/*
+ * A waker between its calls: the wakeup came from an interrupt, or from kill
+ * (PostgreSQL's backends set each other's latches so, a lock holder its
+ * waiters' after the commit's fdatasync).  Only a woken call that shows the
+ * signal takes the waker's last call as its cause.
+ */
+static uint32_t signal_sender(const struct analysis *an, uint32_t waker, uint32_t woken,
+			      uint64_t ts)
+{
+	uint32_t id = an__call_at(an, waker, ts, false);
+
+	if (id == AN_NONE || an__end(an, id) >= ts || an__rec(an, id)->flags & IOT_SCF_NO_RETURN ||
+	    !signalled(an, woken))
+		return AN_NONE;
+	return id;
+}
+
 static int on_wakeup(struct analysis *an, const struct an_side *s)
 {
 	uint32_t wakee = an__tidx(an, s->trace, s->tid);
@@ -128,6 +173,8 @@ static int on_wakeup(struct analysis *an, const struct an_side *s)
 	}
 	an->evflags[woken] |= EVF_WOKEN_ANY;
 	from = waker == AN_NONE ? AN_NONE : waker_call(an, waker, s->ts);
+	if (from == AN_NONE && waker != AN_NONE)
+		from = signal_sender(an, waker, woken, s->ts);
 	if (from == AN_NONE || waker == wakee || !peer_call(an, woken)) {
 		an->wakeups_untraced++;
 		return 0;

@@ -303,6 +303,55 @@ static void test_analyze__wakeup_of_disk_or_timer(void)
 	tb_free(&b);
 }
 
+/*
+ * A backend's lock wait as PostgreSQL makes it: blocked in epoll_wait on its
+ * latch, woken by the lock holder's kill(SIGURG) after its commit's
+ * fdatasync, then draining the signalfd (128-byte siginfos).  kill is not
+ * recorded, so the waker is between calls at the wakeup; the signal the wait
+ * shows makes its last call the waker.  WOKEN_RET: the epoll_wait's result;
+ * DRAIN: what the next read returns.
+ */
+static void latch_trace(struct tb *b, int64_t woken_ret, int64_t drain)
+{
+	tb_init(b);
+	SC(b, .pid = 1, .tid = 1, .nr = SYS_epoll_wait, .ts = 100, .dur = 100, .offcpu = 90,
+	   .ret = woken_ret, .a = { 9, 0, 1, -1 }, .nfd = 1, .fd = { FD(0, 9, IOT_FT_ANON, 40) });
+	SC(b, .pid = 2, .tid = 2, .nr = SYS_fdatasync, .ts = 110, .dur = 40, .a = { 5 }, .nfd = 1,
+	   .fd = { FD(0, 5, IOT_FT_REG, 12) });
+	put_wake(b, 1, 1, 2, 2, 170);
+	SC(b, .pid = 1, .tid = 1, .nr = SYS_read, .ts = 210, .dur = 2, .ret = drain,
+	   .a = { 8, 0, 1024 }, .nfd = 1, .fd = { FD(0, 8, IOT_FT_ANON, 40) });
+	SC(b, .pid = 2, .tid = 2, .nr = SYS_sendto, .ts = 230, .dur = 5, .ret = 18, .a = { 7 },
+	   .nfd = 1, .fd = { FD(0, 7, IOT_FT_SOCK, 13) });
+}
+
+/* Woken by a signal from a traced thread that was between calls: its last call. */
+static void test_analyze__wakeup_by_signal(void)
+{
+	struct tb b;
+
+	latch_trace(&b, 1, 128);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 2, 0, 1, 0, AN_RULE_WAKEUP));
+	tb_free(&b);
+
+	latch_trace(&b, -EINTR, -EAGAIN); /* a handler ran (a self-pipe's latch) */
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 2, 0, 1, 0, AN_RULE_WAKEUP));
+	tb_free(&b);
+
+	/* no signal shown: an eventfd's count, a timeout; an interrupt may
+	 * have named the thread */
+	latch_trace(&b, 1, 8);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
+	tb_free(&b);
+	latch_trace(&b, 0, 128);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 0)), 0);
+	tb_free(&b);
+}
+
 static void pipe_trace(struct tb *b, uint32_t skip)
 {
 	tb_init(b);
@@ -977,6 +1026,7 @@ static CU_TestInfo tests[] = {
 	{ "wakeup", test_analyze__wakeup },
 	{ "wakeup with no matching call", test_analyze__wakeup_no_matching_call },
 	{ "wakeup of a disk read or a timer", test_analyze__wakeup_of_disk_or_timer },
+	{ "wakeup by a signal between calls", test_analyze__wakeup_by_signal },
 	{ "data: pipe with partial reads", test_analyze__data_pipe_partial_reads },
 	{ "data: an eventfd's count", test_analyze__data_eventfd },
 	{ "compute: a busy wait's turns after empty polls", test_analyze__spin_after_empty_poll },
