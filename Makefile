@@ -63,7 +63,9 @@ CORE_OBJS	:= $(filter-out $(BUILD)/obj/cli/main.o,$(APP_OBJS))
 
 BPF_SRCS	:= $(wildcard bpf/*.bpf.c)
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS		:= $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+# iotrace_tidhash: the capture again, for kernels without task storage
+SKELS		:= $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS)) \
+		   $(BUILD)/iotrace_tidhash.skel.h
 
 all: $(BUILD)/iotrace
 
@@ -81,6 +83,11 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h
 	$(Q)mkdir -p $(@D)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/bpf/iotrace_tidhash.bpf.o: bpf/iotrace.bpf.c $(BUILD)/vmlinux.h
+	$(Q)mkdir -p $(@D)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DIOT_NO_TASK_STORAGE -MMD -MP -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

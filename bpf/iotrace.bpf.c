@@ -15,6 +15,11 @@
  * when a thread exits, so the ring's reserve/commit and the reader's wakeup
  * logic are paid per batch, not per call.  A thread's records stay in order:
  * it cannot change CPU without first leaving this one, which flushes.
+ *
+ * Built twice: as is, and with IOT_NO_TASK_STORAGE for kernels without task
+ * storage, where the thread state lives in a hash keyed by tid (`tstate`).
+ * Every use of the state goes through tstate_get() and its neighbours, so
+ * the programs' source is one.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -149,14 +154,59 @@ struct task_state {
 	__u8 exec_argv_flags;		   /* IOT_STRF_* of the argv string */
 	__u8 pad2;
 	struct iot_argv_counts exec_counts;
+#ifdef IOT_NO_TASK_STORAGE
+	__u64 start; /* the thread's start_time: a reused tid's entry is not its */
+#endif
 };
 
+#ifndef IOT_NO_TASK_STORAGE
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct task_state);
 } tstate SEC(".maps");
+#else
+/*
+ * Built for a kernel without task storage (Linux < 5.11): the same state in a
+ * hash keyed by tid, which must neither outlive its thread nor pass to the
+ * next thread given that tid.  An entry is made only by the thread itself, at
+ * its first traced call (so never for a thread already dead), deleted at
+ * sched_process_exit (which every task passes, before its tid can be freed),
+ * moved when an exec gives the thread its leader's tid, and told from a
+ * stale one by the start time it keeps.  Allocated as threads come, not
+ * up front: a state is over a kilobyte.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, IOT_TSTATE_HASH_MAX);
+	__type(key, __u32);
+	__type(value, struct task_state);
+} tstate SEC(".maps");
+
+/* Zeroes a new entry is made from: too big for the stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct task_state);
+} tstate_zero SEC(".maps");
+
+/*
+ * A byte a tid, eight to an entry: nonzero while the tid may have an entry in
+ * tstate.  What task->bpf_storage tells with one load: an untraced task's
+ * switch or call is turned away by an array load, not a hash lookup (the
+ * verifier inlines it).  The recorder sizes it to pid_max; a tid past it
+ * (pid_max raised since) is looked up.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} tstate_marks SEC(".maps");
+#endif
 
 /*
  * The traced thread on this CPU, its state kept here between its calls:
@@ -230,12 +280,121 @@ static __always_inline bool is_traced(__u32 tgid)
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
 
+#ifndef IOT_NO_TASK_STORAGE
+/* The state of task, made (zeroed) when create and it has none; NULL if none. */
+static __always_inline struct task_state *tstate_get(struct task_struct *task, bool create)
+{
+	return bpf_task_storage_get(&tstate, task, 0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* Whether task may have a state: it has some BPF task storage, one load. */
+static __always_inline bool tstate_maybe(struct task_struct *task)
+{
+	return task->bpf_storage;
+}
+
+/* Task storage goes with its task and keeps no tid: nothing to do. */
+static __always_inline void tstate_drop(struct task_struct *task)
+{
+}
+
+static __always_inline void tstate_retid(struct task_struct *task, __u32 old_tid)
+{
+}
+#else
+/* tid's byte in tstate_marks; NULL past the map's end. */
+static __always_inline __u8 *tid_mark(__u32 tid)
+{
+	__u32 k = tid / 8;
+	__u8 *w = bpf_map_lookup_elem(&tstate_marks, &k);
+
+	return w ? w + (tid & 7) : NULL;
+}
+
+static __always_inline bool tstate_maybe(struct task_struct *task)
+{
+	__u8 *m = tid_mark(task->pid);
+
+	return !m || *m;
+}
+
+static __always_inline void tid_mark_set(__u32 tid, __u8 v)
+{
+	__u8 *m = tid_mark(tid);
+
+	if (m)
+		*m = v;
+}
+
+static __always_inline struct task_state *tstate_get(struct task_struct *task, bool create)
+{
+	__u32 tid = task->pid, zero = 0;
+	struct task_state *st = NULL;
+	void *z;
+
+	if (tstate_maybe(task))
+		st = bpf_map_lookup_elem(&tstate, &tid);
+	if (st && st->start == task->start_time)
+		return st;
+	if (!create)
+		return NULL;
+	/* none, or a dead thread's of the same tid: this thread's, fresh */
+	z = bpf_map_lookup_elem(&tstate_zero, &zero);
+	if (!z || bpf_map_update_elem(&tstate, &tid, z, BPF_ANY))
+		return NULL;
+	st = bpf_map_lookup_elem(&tstate, &tid);
+	if (!st)
+		return NULL;
+	st->start = task->start_time;
+	tid_mark_set(tid, 1);
+	return st;
+}
+
+/* The task is past sched_process_exit: its tid may be handed out next. */
+static __always_inline void tstate_drop(struct task_struct *task)
+{
+	__u32 tid = task->pid;
+
+	if (!tstate_maybe(task))
+		return;
+	tid_mark_set(tid, 0);
+	bpf_map_delete_elem(&tstate, &tid);
+}
+
+/*
+ * An exec by a non-leader thread gave it the leader's tid (the leader's own
+ * entry went at its exit) and start time: the state follows the thread.  The
+ * entry under old_tid is the thread's, whatever start it keeps: the thread
+ * held that tid until now, and an earlier holder's went at its exit.
+ */
+static __always_inline void tstate_retid(struct task_struct *task, __u32 old_tid)
+{
+	__u32 tid = task->pid;
+	struct task_state *st;
+
+	if (old_tid == tid)
+		return;
+	st = bpf_map_lookup_elem(&tstate, &old_tid);
+	if (!st)
+		return;
+	if (bpf_map_update_elem(&tstate, &tid, st, BPF_ANY))
+		count_loss(IOT_LOSS_STORAGE);
+	tid_mark_set(old_tid, 0);
+	bpf_map_delete_elem(&tstate, &old_tid);
+	st = bpf_map_lookup_elem(&tstate, &tid);
+	if (!st)
+		return;
+	st->start = task->start_time;
+	tid_mark_set(tid, 1);
+}
+#endif
+
 /* The storage of task, if it has ours; NULL at once when it has none at all. */
 static __always_inline struct task_state *storage_of(struct task_struct *task)
 {
-	if (storage_verdict && !task->bpf_storage)
+	if (storage_verdict && !tstate_maybe(task))
 		return NULL;
-	return bpf_task_storage_get(&tstate, task, 0, 0);
+	return tstate_get(task, false);
 }
 
 /* Whether task (of process tgid) is traced, for the programs that do not keep
@@ -314,7 +473,7 @@ static __always_inline void res_put_back(struct task_struct *task)
 
 	if (!r || !r->regs || r->task != (__u64)task)
 		return;
-	st = bpf_task_storage_get(&tstate, task, 0, 0);
+	st = tstate_get(task, false);
 	if (st)
 		__builtin_memcpy(st, &r->st, RES_COPY);
 	r->regs = 0;
@@ -327,7 +486,7 @@ static __always_inline struct task_state *state_of(struct task_struct *task)
 
 	if (r && r->regs && r->task == (__u64)task)
 		return &r->st;
-	return bpf_task_storage_get(&tstate, task, 0, 0);
+	return tstate_get(task, false);
 }
 
 static __always_inline void batch_flush(struct iot_batch *b)
@@ -653,7 +812,7 @@ static __always_inline struct task_state *enter_state(struct pt_regs *regs, stru
 			remember_untraced(r, regs, gen);
 			return NULL;
 		}
-		st = bpf_task_storage_get(&tstate, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		st = tstate_get(task, true);
 		if (!st) {
 			count_loss(IOT_LOSS_STORAGE);
 			return NULL;
@@ -1395,8 +1554,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			return 0;
 		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
 	}
-	if (storage_verdict &&
-	    !bpf_task_storage_get(&tstate, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE))
+	if (storage_verdict && !tstate_get(child, true))
 		count_loss(IOT_LOSS_STORAGE);
 	/* after the update: a verdict taken before it carries the old generation */
 	traced_grew();
@@ -1416,10 +1574,11 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	struct task_state *st;
 
 	/* the thread may have taken the leader's tid: the slot's copy is stale */
+	tstate_retid(p, old_pid);
 	res_put_back(p);
 	if (!is_traced(p->tgid))
 		return 0;
-	st = bpf_task_storage_get(&tstate, p, 0, 0);
+	st = tstate_get(p, false);
 	/* and the reader keys fd entries on the tid: full ones from here */
 	if (st)
 		__builtin_memset(st->fdc, 0, sizeof(st->fdc));
@@ -1440,13 +1599,15 @@ int BPF_PROG(on_exit_task, struct task_struct *p, bool group_dead)
 
 	/* its final seq goes from storage to seq_end */
 	res_put_back(p);
-	if (!is_traced(tgid))
+	if (!is_traced(tgid)) {
+		tstate_drop(p);
 		return 0;
+	}
 	rec.exit_code = p->exit_code;
 	rec.group_dead = group_dead;
 	put_hdr(&rec.hdr, bpf_ktime_get_ns(), ((__u64)tgid << 32) | tid, IOT_REC_EXIT, sizeof(rec),
 		0);
-	st = bpf_task_storage_get(&tstate, p, 0, 0);
+	st = tstate_get(p, false);
 	/* flushed: the seq_end below promises every record is in the ring */
 	emit_small(&rec, sizeof(rec), st, true);
 	if (st) {
@@ -1458,6 +1619,7 @@ int BPF_PROG(on_exit_task, struct task_struct *p, bool group_dead)
 	}
 	if (group_dead)
 		bpf_map_delete_elem(&traced, &tgid);
+	tstate_drop(p);
 	return 0;
 }
 
@@ -1491,13 +1653,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		r->armed = 1;
 	/* Neither task has any BPF task storage, so neither is traced (a resident
 	 * thread has storage too): two loads instead of three helper calls, on
-	 * every context switch of the host. */
-	if (!prev->bpf_storage && !next->bpf_storage)
+	 * every context switch of the host (two array loads without task
+	 * storage). */
+	if (!tstate_maybe(prev) && !tstate_maybe(next))
 		return 0;
 	now = bpf_ktime_get_ns();
 	/* prev leaves the CPU: its state back to storage, where it is read next */
 	res_put_back(prev);
-	st = bpf_task_storage_get(&tstate, prev, 0, 0);
+	st = tstate_get(prev, false);
 	if (st && st->switch_in) {
 		struct iot_switch rec = {};
 		__u64 ran = now - st->switch_in;
@@ -1513,7 +1676,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		/* flushed: the thread may run next on another CPU */
 		emit_small(&rec, sizeof(rec), st, true);
 	}
-	st = bpf_task_storage_get(&tstate, next, 0, 0);
+	st = tstate_get(next, false);
 	if (st && st->switch_in)
 		st->switch_in = now;
 	return 0;
@@ -1529,7 +1692,7 @@ static __always_inline void emit_page(struct address_space *mapping, __u64 index
 	__u64 pid_tgid;
 
 	if (storage_verdict) {
-		st = task->bpf_storage ? state_of(task) : NULL;
+		st = tstate_maybe(task) ? state_of(task) : NULL;
 		if (!st)
 			return;
 	} else if (!is_traced(task->tgid)) {

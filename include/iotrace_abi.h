@@ -283,7 +283,8 @@ struct iot_page {
 enum iot_loss {
 	IOT_LOSS_RINGBUF	= 0,	/* ring buffer full: a record was dropped */
 	IOT_LOSS_NO_ENTER	= 1,	/* exit without its enter (recorded with IOT_SCF_NO_ENTER) */
-	IOT_LOSS_STORAGE	= 2,	/* no task storage: a call could not be stashed */
+	IOT_LOSS_STORAGE	= 2,	/* no task storage (or, without it, the tid hash
+					 * full): a call could not be stashed */
 	IOT_LOSS_STR_TRUNC	= 3,	/* a string was cut to IOT_STR_MAX */
 	IOT_LOSS_STR_FAULT	= 4,	/* a string could not be read from user memory */
 	IOT_LOSS_FDS	= 5,	/* more fds than IOT_MAX_FDS: fd info dropped */
@@ -291,6 +292,11 @@ enum iot_loss {
 					 * after exit): they leave no gap */
 	IOT_LOSS_NR		= 8,
 };
+
+/* Traced threads at once in the state hash of the object built for kernels
+ * without task storage (IOT_NO_TASK_STORAGE); a thread past it is not
+ * recorded, and its calls count as IOT_LOSS_STORAGE. */
+#define IOT_TSTATE_HASH_MAX	65536
 
 /*
  * A CPU's records on their way to the ring buffer (the BPF map `batch`, one
