@@ -413,7 +413,8 @@ static const struct rp_file *graph_parent(const struct rp_plan *p, const char *p
 static void graph_dir_contents(const struct rp_plan *p, uint8_t *in)
 {
 	for (uint32_t i = 0; i < p->nfiles; i++) {
-		const struct rp_file *d = p->files[i].root ? graph_parent(p, p->files[i].path) : NULL;
+		const struct rp_file *d =
+			p->files[i].root ? graph_parent(p, p->files[i].path) : NULL;
 
 		if (d)
 			in[d - p->files] = p->files[i].root;

@@ -332,7 +332,7 @@ static void test_replay__timed_out_wait_cut(void)
 
 /* A poll of thread 1 with TIMEOUT (ms) that returned RET after DUR. */
 #define POLL(id, ts, dur, timeout, ret)                                                            \
-	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"call\":\"poll\","                 \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"call\":\"poll\","                \
 	"\"args\":{\"fds\":4096,\"nfds\":5,\"timeout\":" #timeout "},\"ret\":" #ret ",\"ts\":" #ts \
 	",\"dur\":" #dur ",\"compute_ns\":0,\"compute_src\":\"spin\",\"deps\":[]}\n"
 
