@@ -1,10 +1,65 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # bench/acclib.sh: the storage configurations of the accuracy benchmarks
-# (bench/accuracy.sh, bench/svcaccuracy.sh) and how a run is started on one.
-# Sourced after bench/lib.sh.  The caller sets TMP (scratch directory, the
-# images and mount points go there), LOOPS=() (the loop devices made, for its
-# clean-up), CG (the blkio cgroup of "throttled") and IDLE_MS.
+# (bench/accuracy.sh, bench/svcaccuracy.sh, bench/mhaccuracy.sh) and how a run
+# is started on one.  Sourced after bench/lib.sh.  The caller sets CG (the
+# blkio cgroup of "throttled") and IDLE_MS, and calls scratch, which sets TMP
+# (the images and mount points go there) and LOOPS (the loop devices made).
+
+# scratch NAME: TMP, a new /var/tmp/iotrace-NAME.XXXXXX, taken down with all
+# that is mounted in it, its loop devices and the cgroup CG when the script
+# ends, however it ends; STOP, when set, runs first (the command that stops a
+# service the script started)
+scratch() {
+	TMP=$(mktemp -d "/var/tmp/iotrace-$1.XXXXXX")
+	LOOPS=()
+	trap scratch_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+scratch_cleanup() {
+	set +e
+	local m l
+	[ -n "${STOP:-}" ] && eval "$STOP" >/dev/null 2>&1
+	for m in "$TMP"/mnt/*; do mountpoint -q "$m" && umount "$m"; done
+	for l in "${LOOPS[@]}"; do losetup -d "$l"; done
+	[ -n "${CG:-}" ] && [ -d "$CG" ] && rmdir "$CG"
+	rm -rf "$TMP"
+}
+
+# configs PAIR...: each configuration the pairs name ("SRC DST [...]"), once;
+# "throttled" is an ext4 whose device is throttled in CG
+configs() {
+	local -A made
+	local pair src dst c
+	need mkfs.btrfs btrfs-progs
+	for pair in "$@"; do
+		read -r src dst _ <<<"$pair"
+		for c in $src $dst; do
+			[ -n "${made[$c]:-}" ] && continue
+			made[$c]=1
+			if [ "$c" = throttled ]; then
+				fs throttled ext4
+				throttle throttled
+			else
+				fs "$c" "$c"
+			fi
+		done
+	done
+}
+
+# sysroot [TAG]: SYSROOT, the replay options that keep the trace's files of
+# the system disk (the application's binary, libraries, ld.so.cache, locale)
+# on the system disk, as the application reads them on every configuration,
+# not on the device being measured; TAG names a root of its own, as each
+# root belongs to one trace
+sysroot() {
+	local d
+	SYSROOT=()
+	for d in $(stat -c '%Hd:%Ld' /usr/lib "$TMP" | sort -u); do
+		SYSROOT+=(--dev-root "$d=$TMP/sys-${1:+$1-}${d/:/-}")
+	done
+}
 
 # need CMD PACKAGE: install PACKAGE from Debian when CMD is missing
 need() {

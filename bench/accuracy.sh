@@ -31,6 +31,12 @@
 #                        the 5% target: the first ACC_REPS run every mode,
 #                        the rest the application and causal only
 #                        (default: quick as ACC_REPS, full 9)
+#   ACC_RECORDINGS=N     recordings of each workload on each source, the
+#                        rounds taking them in turn (default: quick 1, full 3):
+#                        one recording is one run of the application, and
+#                        every round of a row replaying the same one carries
+#                        that run's own difference from the application's
+#                        median into every round (docs/BENCHMARKS.md)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -46,7 +52,7 @@ if [ "$MODE" = quick ]; then
 	# Both directions, each workload in one of them: about 90 seconds
 	PAIRS=("ext4 btrfs readers-2 pseudosync-4 db-readrandom-8 sqlite-ins"
 		"btrfs ext4 readers-8 fitness-4 db-fillsync-8")
-	S=1 PB_CALLS=50000 PB_REPS=3 DB_NUM=50000 REPS=3 CREPS=3
+	S=1 PB_CALLS=50000 PB_REPS=3 DB_NUM=50000 REPS=3 CREPS=3 RECS=1
 else
 	PAIRS=("ext4 xfs" "xfs ext4" "ext4 btrfs" "btrfs ext4" "ext4 throttled" "throttled ext4"
 		"xfs btrfs" "btrfs xfs")
@@ -55,12 +61,13 @@ else
 	# Causal, judged against 5%, gets 9: with 5 the spread alone is worth a
 	# 3% mean error (the noise floor), and one run's mean fell either side
 	# of the target with the same code
-	S=8 PB_CALLS=250000 PB_REPS=9 DB_NUM=200000 REPS=5 CREPS=9
+	S=8 PB_CALLS=250000 PB_REPS=9 DB_NUM=200000 REPS=5 CREPS=9 RECS=3
 fi
 [ -n "${ACC_PAIRS:-}" ] && IFS=, read -r -a PAIRS <<<"$ACC_PAIRS"
 S=${ACC_SCALE:-$S}
 REPS=${ACC_REPS:-$REPS}
 CREPS=${ACC_CAUSAL_REPS:-$CREPS}
+RECS=${ACC_RECORDINGS:-$RECS}
 [[ " ${MODES[*]} " == *" causal "* ]] || CREPS=$REPS
 ((CREPS > REPS)) || CREPS=$REPS
 # name, kind, threads, work per thread (calls, rounds, turns, reads, syncs, inserts)
@@ -85,28 +92,8 @@ CG=/sys/fs/cgroup/blkio/iotrace-accuracy-$$
 IDLE_MS=250
 DB_OPTS=(--compression_type=none --value_size=100 --key_size=16 --statistics=0 --histogram=0)
 
-TMP=$(mktemp -d /var/tmp/iotrace-accuracy.XXXXXX)
-LOOPS=()
-cleanup() {
-	set +e
-	local m l
-	for m in "$TMP"/mnt/*; do mountpoint -q "$m" && umount "$m"; done
-	for l in "${LOOPS[@]}"; do losetup -d "$l"; done
-	[ -d "$CG" ] && rmdir "$CG"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+scratch accuracy
 ensure_tracefs
-
-# The application reads its own files (binary, shared libraries, ld.so.cache,
-# locale) from the system disk on every configuration; the replay keeps the
-# trace's files from the system disk there too (--dev-root), not on the
-# device being measured.  In SYSROOT, replay options.
-SYSROOT=()
-for d in $(stat -c '%Hd:%Ld' /usr/lib "$TMP" | sort -u); do
-	SYSROOT+=(--dev-root "$d=$TMP/sys-${d/:/-}")
-done
 
 # wl_cmd KIND DIR THREADS N: the workload's command line, in CMD
 wl_cmd() {
@@ -156,37 +143,41 @@ wl_time() {
 	awk -v a="$a" -v b="$(date +%s%N)" 'BEGIN { print (b - a) / 1e9 }'
 }
 
-# record CONFIG WL KIND T N: the annotated trace of WL run on CONFIG
+# record CONFIG WL KIND T N J: the annotated trace of WL run on CONFIG,
+# recording J, $TMP/WL-CONFIG-J.jsonl
 record() {
-	local dir=$TMP/mnt/$1/rec-$2
+	local dir=$TMP/mnt/$1/rec-$2 out=$TMP/$2-$1-$6
 	wl_prep "$3" "$dir" "$4"
 	wl_cmd "$3" "$dir" "$4" "$5"
 	drop
-	run "$1" "$IOTRACE" record -o "$TMP/$2-$1.iot" -- "${CMD[@]}" \
+	run "$1" "$IOTRACE" record -o "$out.iot" -- "${CMD[@]}" \
 		>/dev/null 2>"$TMP/rec.err" || { cat "$TMP/rec.err" >&2; return 1; }
 	rm -rf "$dir"
-	"$IOTRACE" analyze "$TMP/$2-$1.iot" --infer-causality -o "$TMP/$2-$1.jsonl"
+	"$IOTRACE" analyze "$out.iot" --infer-causality -o "$out.jsonl"
 }
 
-# prepare TRACE CONFIG: the replay root of TRACE on CONFIG, for every mode
-# (a replay puts back what the one before it changed); false if it failed
+# prepare TRACE CONFIG J: the replay root of TRACE (recording J) on CONFIG,
+# for every mode (a replay puts back what the one before it changed); false
+# if it failed
 prepare() {
-	rm -rf "$TMP/mnt/$2/root" "$TMP"/sys-*
-	"$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root" "${SYSROOT[@]}" --prepare-only --no-progress \
-		2>"$TMP/replay.err" && return 0
+	sysroot "$3"
+	rm -rf "$TMP/mnt/$2/root-$3" "$TMP/sys-$3-"*
+	"$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root-$3" "${SYSROOT[@]}" --prepare-only \
+		--no-progress 2>"$TMP/replay.err" && return 0
 	log "$CUR_WL: preparing the root on $2 failed: $(tail -n 1 "$TMP/replay.err")"
 	echo "$CUR_WL (prepare on $2): $(tail -n 1 "$TMP/replay.err" | sed "s|$TMP|\$TMP|g")" >>"$TMP/notes"
 	return 1
 }
 
-# replay_once TRACE CONFIG MODE: one replay's seconds ("-" if it failed), to
+# replay_once TRACE CONFIG MODE J: one replay's seconds ("-" if it failed), to
 # stdout; its failed count and failures ("call ret got") kept in
 # $TMP/failed-MODE and $TMP/failures-MODE when it is the worst yet
 replay_once() {
 	local f worst
 	mode_args "$3"
+	sysroot "$4"
 	drop
-	run "$2" "$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root" "${SYSROOT[@]}" "${ARGS[@]}" --no-progress \
+	run "$2" "$IOTRACE" replay "$1" --root "$TMP/mnt/$2/root-$4" "${SYSROOT[@]}" "${ARGS[@]}" --no-progress \
 		--settle "$IDLE_MS" --report "$TMP/r.json" 2>"$TMP/replay.err" || {
 		log "replay $3 on $2 failed: $(tail -n 2 "$TMP/replay.err" | tr '\n' ' ')"
 		# For the doc: what failed, with this run's temp dir taken out
@@ -211,8 +202,8 @@ replay_once() {
 # median of several runs).  Prints "T_app R_mode failed_mode ...", then
 # "SE_mode ...": the standard error of each median (median_se).
 measure() {
-	local src=$1 dst=$2 name=$3 kind=$4 thr=$5 n=$6 dir=$TMP/mnt/$2/app-$3 i m t line
-	local -A tm
+	local src=$1 dst=$2 name=$3 kind=$4 thr=$5 n=$6 dir=$TMP/mnt/$2/app-$3 i j m t line
+	local -A tm tj
 	local tapp=()
 	for m in "${MODES[@]}"; do
 		echo - >"$TMP/failed-$m"
@@ -220,12 +211,14 @@ measure() {
 		tm[$m]=""
 	done
 	wl_prep "$kind" "$dir" "$thr"
-	prepare "$TMP/$name-$src.jsonl" "$dst" || {
+	for ((j = 0; j < RECS; j++)); do
+		prepare "$TMP/$name-$src-$j.jsonl" "$dst" "$j" && continue
 		rm -rf "$dir"
 		echo "- $(printf -- '- - %.0s' "${MODES[@]}")$(printf -- '- %.0s' "${MODES[@]}")"
 		return 0
-	}
+	done
 	for ((i = 0; i < CREPS; i++)); do
+		j=$((i % RECS))
 		wl_reset "$kind" "$dir"
 		drop
 		idle
@@ -233,14 +226,24 @@ measure() {
 		line="app ${tapp[i]}"
 		for m in "${MODES[@]}"; do
 			((i < REPS)) || [ "$m" = causal ] || continue
-			t=$(replay_once "$TMP/$name-$src.jsonl" "$dst" "$m")
+			t=$(replay_once "$TMP/$name-$src-$j.jsonl" "$dst" "$m" "$j")
 			[ "$t" != - ] && [ "${tapp[i]}" != - ] &&
 				tm[$m]+="$(awk -v r="$t" -v a="${tapp[i]}" 'BEGIN { print r / a }') "
+			[ "$m" = causal ] && [ "$t" != - ] && [ "${tapp[i]}" != - ] &&
+				tj[$j]+="$(awk -v r="$t" -v a="${tapp[i]}" 'BEGIN { print r / a }') "
 			line+=" $m $t"
 		done
-		log "$name on $dst, round $((i + 1)): $line"
+		log "$name on $dst, round $((i + 1)), recording $j: $line"
 	done
-	rm -rf "$dir"
+	if ((RECS > 1)); then
+		line=""
+		for ((j = 0; j < RECS; j++)); do
+			# shellcheck disable=SC2086 # the ratios, one a word
+			line+=" $(printf '%s\n' ${tj[$j]} | median)"
+		done
+		log "$name from $src on $dst: causal / application, median per recording:$line"
+	fi
+	rm -rf "$dir" "$TMP/mnt/$dst"/root-*
 	line=$(printf '%s\n' "${tapp[@]}" | median)
 	for m in "${MODES[@]}"; do
 		# shellcheck disable=SC2086 # the ratios, one a word
@@ -257,8 +260,9 @@ measure() {
 # --natural replay on DST, both from the replay's --timeline; "thread start
 # end call" lines in $TMP/tl-orig.dat and $TMP/tl-replay.dat
 timeline() {
-	local jsonl=$TMP/$1-$2.jsonl root=$TMP/mnt/$3/root
-	rm -rf "$root" "$TMP"/sys-*
+	local jsonl=$TMP/$1-$2-0.jsonl root=$TMP/mnt/$3/root-tl
+	sysroot tl
+	rm -rf "$root" "$TMP"/sys-tl-*
 	"$IOTRACE" replay "$jsonl" --root "$root" "${SYSROOT[@]}" --prepare-only --no-progress 2>/dev/null
 	drop
 	run "$3" "$IOTRACE" replay "$jsonl" --root "$root" "${SYSROOT[@]}" --natural --no-progress \
@@ -281,14 +285,9 @@ need sqlite3 sqlite3
 [ -f /usr/include/sqlite3.h ] || need /usr/include/sqlite3.h libsqlite3-dev
 gcc -O2 "$ROOT/bench/sqlite_ins.c" -lsqlite3 -o "$TMP/sqlite_ins"
 need db_bench rocksdb-tools
-need mkfs.btrfs btrfs-progs
 need gnuplot gnuplot-nox
-log "setting up ext4, xfs, btrfs and throttled ext4 on loop devices"
-fs ext4 ext4
-fs xfs xfs
-fs btrfs btrfs
-fs throttled ext4
-throttle throttled
+log "setting up the configurations on loop devices"
+configs "${PAIRS[@]}" "ext4 ext4" # the replay speed's microbenchmark runs on ext4
 
 rows=$TMP/rows fails=$TMP/fails
 : >"$TMP/notes"
@@ -302,7 +301,11 @@ for pair in "${PAIRS[@]}"; do
 		[ -n "$only" ] && [[ " $only " != *" $name "* ]] && continue
 		log "$name: record on $src, replay and run on $dst"
 		CUR_WL=$name
-		[ -f "$TMP/$name-$src.jsonl" ] || record "$src" "$name" "$kind" "$thr" "$n" || {
+		for ((j = 0; j < RECS; j++)); do
+			[ -f "$TMP/$name-$src-$j.jsonl" ] || record "$src" "$name" "$kind" "$thr" "$n" "$j" ||
+				break
+		done
+		((j == RECS)) || {
 			log "$name: recording on $src failed"
 			continue
 		}
@@ -316,7 +319,7 @@ for pair in "${PAIRS[@]}"; do
 			timeline "$name" "$src" "$dst"
 			echo "$name $src $dst" >"$TMP/tl.what"
 		fi
-		rm -rf "$TMP/mnt/$dst/root"
+		rm -rf "$TMP/mnt/$dst/root-tl"
 	done
 done
 

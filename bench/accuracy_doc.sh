@@ -42,11 +42,12 @@ suffix() { [ "$MODE" = quick ] && echo ' --quick'; true; }
 
 # rounds_text: how many rounds ran, and what each ran
 rounds_text() {
-	if ((CREPS > REPS)); then
-		echo "$REPS rounds, each running the application and then one replay of each mode, then $((CREPS - REPS)) more running the application and a causal replay (causal, judged against the 5% target, has $CREPS)"
-	else
-		echo "$REPS rounds, each running the application and then one replay of each mode"
-	fi
+	local t="$REPS rounds, each running the application and then one replay of each mode"
+	((CREPS > REPS)) &&
+		t+=", then $((CREPS - REPS)) more running the application and a causal replay (causal, judged against the 5% target, has $CREPS)"
+	((RECS > 1)) &&
+		t+=", the rounds replaying $RECS recordings of the workload in turn (one recording is one run of the application, with its own difference from its median run: replayed in every round, one recording would carry that difference into every round)"
+	echo "$t"
 }
 
 write_replay_section() {

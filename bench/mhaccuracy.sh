@@ -268,31 +268,13 @@ if [ -n "${MH_INNER:-}" ]; then
 	exit 0
 fi
 
-TMP=$(mktemp -d /var/tmp/iotrace-mhacc.XXXXXX)
-LOOPS=()
-cleanup() {
-	set +e
-	local m l
-	for m in "$TMP"/mnt/*; do mountpoint -q "$m" && umount "$m"; done
-	for l in "${LOOPS[@]}"; do losetup -d "$l"; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+scratch mhacc
 ensure_tracefs
 export TMP
 
-need mkfs.btrfs btrfs-progs
 log "setting up the configurations on loop devices"
-declare -A made
-for pair in "${PAIRS[@]}"; do
-	for c in $pair; do
-		[ -n "${made[$c]:-}" ] && continue
-		fs "$c" "$c"
-		mkdir -p "$TMP/mnt/$c"/{h0,h1,h2,h3,shared}
-		made[$c]=1
-	done
-done
+configs "${PAIRS[@]}"
+for m in "$TMP"/mnt/*; do mkdir -p "$m"/{h0,h1,h2,h3,shared}; done
 
 : >"$TMP/rows"
 for wl in $MH_WORKLOADS; do

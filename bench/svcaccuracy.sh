@@ -47,28 +47,13 @@ PG_CLIENTS=4
 IDLE_MS=250
 
 # Names of our own: accuracy.sh's loop devices and cgroup are not touched
-TMP=$(mktemp -d /var/tmp/iotrace-svcacc.XXXXXX)
-chmod 755 "$TMP" # PostgreSQL and nginx's workers run as other users
 CG=/sys/fs/cgroup/blkio/iotrace-svcacc-$$
-LOOPS=()
 STOP="" # the command that stops the service running, however the script ends
-cleanup() {
-	set +e
-	local m l
-	[ -n "$STOP" ] && eval "$STOP" >/dev/null 2>&1
-	for m in "$TMP"/mnt/*; do mountpoint -q "$m" && umount "$m"; done
-	for l in "${LOOPS[@]}"; do losetup -d "$l"; done
-	[ -d "$CG" ] && rmdir "$CG"
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+scratch svcacc
+chmod 755 "$TMP" # PostgreSQL and nginx's workers run as other users
 ensure_tracefs
 
-SYSROOT=()
-for d in $(stat -c '%Hd:%Ld' /usr/lib "$TMP" | sort -u); do
-	SYSROOT+=(--dev-root "$d=$TMP/sys-${d/:/-}")
-done
+sysroot
 
 
 
@@ -259,17 +244,8 @@ measure() {
 	echo "$line"
 }
 
-need mkfs.btrfs btrfs-progs
-log "setting up ext4, xfs and btrfs on loop devices"
-declare -A made
-for pair in "${PAIRS[@]}"; do
-	for c in $pair; do
-		[ -n "${made[$c]:-}" ] && continue
-		fs "$c" "$c"
-		[ "$c" = throttled ] && throttle "$c"
-		made[$c]=1
-	done
-done
+log "setting up the configurations on loop devices"
+configs "${PAIRS[@]}"
 
 rows=$TMP/rows
 : >"$rows"

@@ -99,7 +99,8 @@ static int net_new_peer(struct rp_plan *p, bool incoming, int family, int32_t li
 					 .listen = listen,
 					 .lfd = -1,
 					 .fd = -1,
-					 .app = -1 };
+					 .app = -1,
+					 .last = RP_NONE };
 	return p->npeers++;
 }
 
@@ -547,7 +548,7 @@ static int net_listen_inherited(struct rp_plan *p, const struct rp_inlisten *l)
 
 	if (mhost__active())
 		a->sin_addr.s_addr = htonl(INADDR_ANY);
-	/* every peer connects at once: room for all of them */
+	/* room for the window of peers that wait in it (peer.c) */
 	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) || listen(fd, SOMAXCONN)) {
 		int err = -errno;
 

@@ -81,7 +81,7 @@ static int64_t net_bind(struct rp_plan *p, const struct rp_op *op, int fd)
 	return 0;
 }
 
-/* Clients outside the trace connect as soon as the listener listens. */
+/* Clients outside the trace start connecting as soon as the listener listens. */
 static int64_t net_listen(struct rp_plan *p, const struct rp_op *op, int fd)
 {
 	int port;

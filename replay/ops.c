@@ -423,6 +423,8 @@ int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool
 
 	*emulated = false;
 	r = op_run(p, t, op, emulated);
+	if (op->peer >= 0)
+		peer__done(p, op);
 	/* made in the trace, not here (failed, counted; or skipped): the calls
 	 * on the fd are skipped, not each failed again */
 	if (r < 0 && op->ret >= 0)

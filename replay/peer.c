@@ -2,24 +2,29 @@
 /*
  * The replayer as the far end of connections whose peer was not traced.  For
  * a connect it listens on loopback and accepts; for an accept it connects
- * once the application's listener listens; for a connection open before the
- * trace it makes a loopback pair.  One thread drains what the application
- * sends.  What the application reads is sent by the replay thread itself,
- * just before the read, as many bytes as that read got in the trace: a peer
- * that sent ahead would merge requests the application read one at a time,
- * and one that waited would leave a read of a keep-alive connection hanging.
- * The trace's end of stream and reset are played the same way, at the read
- * that saw them.
+ * once the application's listener listens, a window of clients at a time in
+ * the trace's accept order; for a connection open before the trace it makes
+ * a loopback pair.  One thread drains what the application sends, and a
+ * connection the application has closed and the trace has no more calls on
+ * is closed on our side too, so a trace of tens of thousands of connections
+ * holds only as many descriptors as were open at once.  What the application
+ * reads is sent by the replay thread itself, just before the read, as many
+ * bytes as that read got in the trace: a peer that sent ahead would merge
+ * requests the application read one at a time, and one that waited would
+ * leave a read of a keep-alive connection hanging.  The trace's end of stream
+ * and reset are played the same way, at the read that saw them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +36,20 @@
 #define PEER_STOP ~0ull
 /* How long a read waits for bytes already sent on loopback to arrive, ms. */
 #define PEER_ARRIVE_MS 1000
+/*
+ * Played clients connected and not yet accepted, per listener: the next one
+ * connects as the application accepts one.  All at once, they would
+ * overflow the listener's backlog (the kernel drops the SYNs past it, and
+ * the client retries a second later) and take a descriptor each.
+ */
+#define PEER_WINDOW 64
+#define PEER_PORTS  65536
+
+/* A listener's played clients, in the trace's accept order. */
+struct peer_listener {
+	int family, port; /* where it listens in the replay, once it does */
+	uint32_t *peers, n, next;
+};
 
 static struct {
 	struct rp_plan *p;
@@ -39,8 +58,23 @@ static struct {
 	bool running;
 	pthread_mutex_t lock;	    /* peers' fd, lport: accepts may swap them */
 	_Atomic uint64_t fed_ahead; /* reads fed in the hold before them */
+	struct peer_listener *lst;  /* by listener slot */
+	int32_t *fd_peer;	    /* our end's fd -> peer + 1 (0: none) */
+	int nfd_peer;
 	char buf[65536];
 } pe = { .ep = -1, .stop = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* An incoming peer's local port -> peer + 1 (0: none), under pe.lock. */
+static int32_t port_peer[PEER_PORTS];
+
+/* Under pe.lock: peer I's fd and local port name it. */
+static void peer_index(const struct rp_peer *pr, uint32_t i)
+{
+	if (pr->fd >= 0 && pr->fd < pe.nfd_peer)
+		pe.fd_peer[pr->fd] = i + 1;
+	if (pr->lport > 0 && pr->lport < PEER_PORTS)
+		port_peer[pr->lport] = i + 1;
+}
 
 /* The drain thread watches the fd itself: accepts may move it between peers. */
 static int peer_watch(int fd)
@@ -67,17 +101,52 @@ static int peer_listen(struct rp_peer *pr)
 
 static int peer_attached(struct rp_plan *p);
 
+/* Each listener's played clients in accept order, and each peer's last op. */
+static int peer_plan(struct rp_plan *p)
+{
+	struct rlimit rl;
+
+	pe.lst = calloc(p->nlisten ? p->nlisten : 1, sizeof(*pe.lst));
+	if (!pe.lst)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->npeers; i++) {
+		const struct rp_peer *pr = &p->peers[i];
+		struct peer_listener *l;
+		uint32_t *v;
+
+		if (!pr->incoming || pr->attached || pr->listen >= p->nlisten)
+			continue;
+		l = &pe.lst[pr->listen];
+		v = realloc(l->peers, (l->n + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->peers = v;
+		v[l->n++] = i;
+	}
+	for (uint32_t k = 0; k < p->nops; k++)
+		if (p->ops[k].peer >= 0)
+			p->peers[p->ops[k].peer].last = k;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	pe.nfd_peer = rl.rlim_cur < (1u << 20) ? (int)rl.rlim_cur : 1 << 20;
+	pe.fd_peer = calloc(pe.nfd_peer, sizeof(*pe.fd_peer));
+	return pe.fd_peer ? 0 : -ENOMEM;
+}
+
 int peer__setup(struct rp_plan *p)
 {
-	int err = 0;
+	int err;
 
 	pe.p = p;
 	pe.ep = epoll_create1(EPOLL_CLOEXEC);
 	if (pe.ep < 0)
 		return -errno;
+	err = peer_plan(p);
 	for (uint32_t i = 0; i < p->npeers && !err; i++)
 		if (!p->peers[i].incoming)
 			err = peer_listen(&p->peers[i]);
+	for (uint32_t i = 0; i < p->npeers && !err; i++)
+		peer_index(&p->peers[i], i);
 	if (!err)
 		err = peer_attached(p);
 	dbg("%u connections with a peer outside the trace, %u of them open before it", p->npeers,
@@ -99,32 +168,80 @@ static int peer_local_port(int fd, bool peer)
 					  ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
+/*
+ * A non-blocking connection to loopback PORT, or -errno.  Bound first, so
+ * its port is its own: a connect alone may take a port another of our
+ * clients has towards another listener, and the port names the peer
+ * (port_peer).
+ */
+static int peer_socket_to(int family, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = loopback__addr(&ss, family, 0);
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), err;
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&ss, len))
+		goto fail;
+	len = loopback__addr(&ss, family, port);
+	if (connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
+		goto fail;
+	return fd;
+fail:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Under pe.lock: peer I of listener L connects to it. */
+static int peer_dial(struct rp_plan *p, uint32_t i, const struct peer_listener *l)
+{
+	struct rp_peer *pr = &p->peers[i];
+	int fd = peer_socket_to(l->family, l->port), err;
+
+	if (fd < 0)
+		return fd;
+	err = peer_watch(fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	pr->family = l->family;
+	pr->fd = fd;
+	pr->lport = peer_local_port(fd, false);
+	peer_index(pr, i);
+	return 0;
+}
+
+/* Under pe.lock: the next of L's clients that is not connected yet connects. */
+static int peer_next(struct rp_plan *p, struct peer_listener *l)
+{
+	while (l->port > 0 && l->next < l->n) {
+		uint32_t i = l->peers[l->next++];
+
+		if (p->peers[i].fd == -1 && !p->peers[i].accepted)
+			return peer_dial(p, i, l);
+	}
+	return 0;
+}
+
 /* Runs in the application thread that called listen(). */
 int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
 {
-	for (uint32_t i = 0; i < p->npeers; i++) {
-		struct rp_peer *pr = &p->peers[i];
-		struct sockaddr_storage ss;
-		socklen_t len = loopback__addr(&ss, family, port);
-		int fd;
+	struct peer_listener *l;
+	int err = 0;
 
-		if (!pr->incoming || pr->attached || pr->listen != listen || pr->fd != -1)
-			continue;
-		fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0)
-			return -errno;
-		if ((connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) ||
-		    peer_watch(fd)) {
-			close(fd);
-			return -errno;
-		}
-		pthread_mutex_lock(&pe.lock);
-		pr->family = family;
-		pr->fd = fd;
-		pr->lport = peer_local_port(fd, false);
-		pthread_mutex_unlock(&pe.lock);
-	}
-	return 0;
+	if (!pe.lst || listen >= p->nlisten)
+		return 0;
+	l = &pe.lst[listen];
+	pthread_mutex_lock(&pe.lock);
+	l->family = family;
+	l->port = port;
+	for (int k = 0; k < PEER_WINDOW && !err; k++)
+		err = peer_next(p, l);
+	pthread_mutex_unlock(&pe.lock);
+	return err;
 }
 
 /*
@@ -136,22 +253,34 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
 void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd)
 {
 	int port = peer_local_port(nfd, true);
-	struct rp_peer *a = &p->peers[peer];
+	struct rp_peer *a = &p->peers[peer], *b;
+	int32_t bi;
+	int err = 0;
 
 	pthread_mutex_lock(&pe.lock);
-	for (uint32_t i = 0; a->lport != port && i < p->npeers; i++) {
-		struct rp_peer *b = &p->peers[i];
-		int fd = a->fd;
+	bi = a->lport != port && port > 0 && port < PEER_PORTS ? port_peer[port] - 1 : -1;
+	b = bi >= 0 ? &p->peers[bi] : NULL;
+	if (b && b != a && b->lport == port && b->incoming && !b->accepted &&
+	    b->listen == a->listen) {
+		int fd = a->fd, lport = a->lport;
 
-		if (b->lport != port || !b->incoming || b->listen != a->listen)
-			continue;
 		a->fd = b->fd;
-		b->fd = fd;
-		b->lport = a->lport;
 		a->lport = port;
+		b->fd = fd;
+		b->lport = lport;
+		peer_index(a, peer);
+		peer_index(b, bi);
+		/* a had not connected yet: b connects in its place */
+		if (b->fd == -1)
+			err = peer_dial(p, bi, &pe.lst[a->listen]);
 	}
 	a->accepted = true;
+	if (!err && pe.lst && a->listen < p->nlisten)
+		err = peer_next(p, &pe.lst[a->listen]);
 	pthread_mutex_unlock(&pe.lock);
+	if (err)
+		warn("replay: a client outside the trace cannot connect: %s; the accept "
+		     "that takes it will wait", strerror(-err));
 }
 
 /* Whether the connection an accept got, NFD, is one of the replayer's own
@@ -160,8 +289,8 @@ bool peer__played(const struct rp_plan *p, int nfd)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	bool lo, played = false;
-	int port;
+	bool lo, played;
+	int port, i;
 
 	if (getpeername(nfd, (struct sockaddr *)&ss, &len))
 		return false;
@@ -169,9 +298,11 @@ bool peer__played(const struct rp_plan *p, int nfd)
 		     IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr) :
 		     ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24 == 127;
 	port = peer_local_port(nfd, true);
+	if (!lo || port <= 0 || port >= PEER_PORTS)
+		return false;
 	pthread_mutex_lock(&pe.lock);
-	for (uint32_t i = 0; lo && !played && i < p->npeers; i++)
-		played = p->peers[i].incoming && p->peers[i].lport == port;
+	i = port_peer[port] - 1;
+	played = i >= 0 && p->peers[i].incoming && p->peers[i].lport == port;
 	pthread_mutex_unlock(&pe.lock);
 	return played;
 }
@@ -192,6 +323,7 @@ int peer__connected(struct rp_plan *p, uint32_t peer)
 		return -errno;
 	pthread_mutex_lock(&pe.lock);
 	pr->fd = fd;
+	peer_index(pr, peer);
 	pthread_mutex_unlock(&pe.lock);
 	return peer_watch(fd);
 }
@@ -400,6 +532,53 @@ static int peer_attached(struct rp_plan *p)
 	return 0;
 }
 
+/* Under pe.lock: our end of PR's connection, which is over, closes. */
+static void peer_close(struct rp_peer *pr)
+{
+	if (pr->fd < 0)
+		return;
+	epoll_ctl(pe.ep, EPOLL_CTL_DEL, pr->fd, NULL);
+	if (pr->fd < pe.nfd_peer)
+		pe.fd_peer[pr->fd] = 0;
+	if (pr->lport > 0 && pr->lport < PEER_PORTS)
+		port_peer[pr->lport] = 0;
+	close(pr->fd);
+	pr->fd = -1;
+	pr->lport = 0;
+}
+
+/*
+ * The connection of FD's peer is over when the application has closed its
+ * end (every process's copy, or shut it for writing) and made the trace's
+ * last call on it; nothing is read on it after both, so ours closes.
+ */
+static void peer_eof(int fd)
+{
+	int32_t i;
+
+	pthread_mutex_lock(&pe.lock);
+	i = fd < pe.nfd_peer ? pe.fd_peer[fd] - 1 : -1;
+	if (i >= 0 && pe.p->peers[i].fd == fd) {
+		pe.p->peers[i].eof = true;
+		if (pe.p->peers[i].over)
+			peer_close(&pe.p->peers[i]);
+	}
+	pthread_mutex_unlock(&pe.lock);
+}
+
+void peer__done(struct rp_plan *p, const struct rp_op *op)
+{
+	struct rp_peer *pr = &p->peers[op->peer];
+
+	if (pr->last != (uint32_t)(op - p->ops))
+		return;
+	pthread_mutex_lock(&pe.lock);
+	pr->over = true;
+	if (pr->eof)
+		peer_close(pr);
+	pthread_mutex_unlock(&pe.lock);
+}
+
 /* Drains what the application sends; a connection it closed is forgotten. */
 static void *peer_thread(void *arg)
 {
@@ -419,6 +598,8 @@ static void *peer_thread(void *arg)
 				;
 			if (r == 0 || (r < 0 && errno != EAGAIN))
 				epoll_ctl(pe.ep, EPOLL_CTL_DEL, fd, NULL);
+			if (r == 0)
+				peer_eof(fd);
 		}
 	}
 }
@@ -471,4 +652,10 @@ void peer__stop(void)
 	if (pe.stop >= 0)
 		close(pe.stop);
 	pe.ep = pe.stop = -1;
+	for (uint32_t k = 0; pe.lst && pe.p && k < pe.p->nlisten; k++)
+		free(pe.lst[k].peers);
+	free(pe.lst);
+	free(pe.fd_peer);
+	pe.lst = NULL;
+	pe.fd_peer = NULL;
 }

@@ -370,6 +370,9 @@ struct rp_peer {
 	int port;	 /* outgoing: the replayer's listener port */
 	int lport;	 /* incoming: local port of fd, which the accept sees */
 	int app;	 /* attached: the application's end, until installed */
+	uint32_t last;	 /* the last op on the connection, RP_NONE for none */
+	bool over;	 /* that op has run */
+	bool eof;	 /* the application has closed its end (or shut it for writing) */
 };
 
 /* Where an attached connection is installed: process PIDX's fd slot SLOT. */
@@ -476,6 +479,8 @@ void peer__stop(void);
 int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port);
 /* The replay's accept of NFD, planned as peer PEER: binds the two (by port). */
 void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd);
+/* After OP, a call on the connection of a played peer. */
+void peer__done(struct rp_plan *p, const struct rp_op *op);
 bool peer__played(const struct rp_plan *p, int nfd);
 /* The replay's connect to outgoing peer PEER completed: the peer accepts. */
 int peer__connected(struct rp_plan *p, uint32_t peer);

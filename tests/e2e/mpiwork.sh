@@ -92,51 +92,6 @@ log_pairs()
 	}' shared/log.0 shared/log.1 shared/log.2
 }
 
-# ordered_all JSONL PAIRS: every [from, to] of PAIRS (a JSON array) has `to`
-# after `from` through deps and thread order. multihost.sh's ordered()
-# recurses, deeper than awk allows on Open MPI's hundred thousand polls:
-# here the vector clocks are passes in id order until none changes (a dep
-# may point forward, within its call's span).
-ordered_all()
-{
-	{
-		jq -r '.[] | "pair \(.[0]) \(.[1])"' "$2"
-		jq -r 'select(.type == "event") | "ev \(.id) \(.tid) \([.deps[]?.id] | join(","))"' "$1"
-	} | awk '
-	BEGIN { np = ne = 0 }
-	$1 == "pair" { pf[np] = $2; pt[np] = $3; np++; next }
-	{
-		tid[$2] = $3; deps[$2] = $4; tids[$3] = 1; pos[$2] = ++cnt[$3]
-		if ($3 in last)
-			deps[$2] = deps[$2] (deps[$2] == "" ? "" : ",") last[$3]
-		last[$3] = $2; ids[ne++] = $2
-	}
-	END {
-		for (pass = 0; pass < 20; pass++) {
-			changed = 0
-			for (i = 0; i < ne; i++) {
-				e = ids[i]
-				n = split(deps[e], d, ",")
-				for (k = 1; k <= n; k++)
-					for (t in tids)
-						if (vc[d[k], t] > vc[e, t]) {
-							vc[e, t] = vc[d[k], t]
-							changed = 1
-						}
-				vc[e, tid[e]] = pos[e]
-			}
-			if (!changed)
-				break
-		}
-		for (i = 0; i < np; i++)
-			if (vc[pt[i], tid[pf[i]]] < pos[pf[i]]) {
-				print "not ordered: " pf[i] " -> " pt[i]
-				bad = 1
-			}
-		exit bad
-	}'
-}
-
 # check_job: every logged ordering is in the merged trace, and no false edge
 check_job()
 {
@@ -150,7 +105,7 @@ check_job()
 	       printf "%s[%s,%s]", n++ ? "," : "[", id[$1], id[$2] }
 	     END { print "]" }' ids pairs >want.json || fail "a logged call has no event"
 	eq "pairs to check" "$(jq length want.json)" "$want"
-	ordered_all job.jsonl want.json || fail "a logged ordering across hosts is not in the merged trace"
+	ordered job.jsonl want.json || fail "a logged ordering across hosts is not in the merged trace"
 	# no false edge: a dep from another host is a send whose bytes the
 	# receive took, or the shutdown whose end of stream it read
 	eq "false cross-host deps" "$(jq -s '

@@ -50,52 +50,6 @@ calls()
 		| "\(.stream[0]) \(.stream[1] - .stream[0])"' "$1"
 }
 
-# ordered JSONL PAIRS: every [from, to] of PAIRS (a JSON array) has `to` ordered after
-# `from` through deps and same-thread order.  Vector clocks: vc[e, t] is the last call of
-# thread t that event e comes after; memoized, in id order, so the recursion only follows
-# deps that point forward.
-ordered()
-{
-	{
-		jq -r '.[] | "pair \(.[0]) \(.[1])"' "$2"
-		jq -r 'select(.type == "event") | "ev \(.id) \(.tid) \([.deps[]?.id] | join(","))"' "$1"
-	} | awk '
-	function clock(e,    k, n, d, x, t) {
-		if (e in done)
-			return
-		done[e] = 1
-		n = split(deps[e], d, ",")
-		if (e in prev)
-			d[++n] = prev[e]
-		for (k = 1; k <= n; k++) {
-			x = d[k]
-			clock(x)
-			for (t in tids)
-				if (vc[x, t] > vc[e, t])
-					vc[e, t] = vc[x, t]
-		}
-		vc[e, tid[e]] = pos[e]
-	}
-	BEGIN { np = ne = 0 }
-	$1 == "pair" { pf[np] = $2; pt[np] = $3; np++; next }
-	{
-		tid[$2] = $3; deps[$2] = $4; tids[$3] = 1; pos[$2] = ++cnt[$3]
-		if ($3 in last)
-			prev[$2] = last[$3]
-		last[$3] = $2; ids[ne] = $2; ne++
-	}
-	END {
-		for (i = 0; i < ne; i++)
-			clock(ids[i])
-		for (i = 0; i < np; i++)
-			if (vc[pt[i], tid[pf[i]]] < pos[pf[i]]) {
-				print "not ordered: " pf[i] " -> " pt[i]
-				bad = 1
-			}
-		exit bad
-	}'
-}
-
 # check_job JSONL: the connection, every logged pair reached, no false cross-host dep.
 check_job()
 {
