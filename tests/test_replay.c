@@ -346,13 +346,15 @@ static void test_replay__timed_out_wait_cut(void)
  */
 static void test_replay__zero_timeout_poll_not_held(void)
 {
-	static const char text[] =
-		HDR(6) POLL(0, 100, 100000, 0, 0) POLL(1, 200200, 100000, 0, 0)
-			POLL(2, 400300, 100000, 0, 1) POLL(3, 600400, 100000, -1, 1)
-				POLL(4, 800500, 100000, 5, 0)
-		"{\"type\":\"event\",\"id\":5,\"pid\":1,\"tid\":1,\"call\":\"epoll_wait\","
-		"\"args\":{\"epfd\":7,\"events\":4096,\"maxevents\":32,\"timeout\":0},"
-		"\"ret\":0,\"ts\":1000000,\"dur\":100000,\"compute_ns\":0,\"deps\":[]}\n";
+	static const char text[] = HDR(6) POLL(0, 100, 100000, 0, 0) POLL(
+		1, 200200, 100000, 0, 0) POLL(2, 400300, 100000, 0, 1) POLL(3, 600400, 100000, -1,
+									    1)
+		POLL(4, 800500, 100000, 5,
+		     0) "{\"type\":\"event\",\"id\":5,\"pid\":1,\"tid\":1,\"call\":\"epoll_wait\","
+			"\"args\":{\"epfd\":7,\"events\":4096,\"maxevents\":32,\"timeout\":0},"
+			"\"ret\":0,\"ts\":1000000,\"dur\":100000,\"compute_ns\":0,\"deps\":[]}\n";
+	static const char polls[] = HDR(3) POLL(0, 100, 100000, 0, 0) POLL(1, 200200, 100000, 0, 0)
+		POLL(2, 400300, 100000, 0, 1);
 	struct rp_plan p;
 	struct rp_run r;
 
@@ -367,9 +369,6 @@ static void test_replay__zero_timeout_poll_not_held(void)
 	plan__free(&p);
 
 	/* replayed, the zero-timeout ones are not held at all */
-	static const char polls[] = HDR(3) POLL(0, 100, 100000, 0, 0)
-		POLL(1, 200200, 100000, 0, 0) POLL(2, 400300, 100000, 0, 1);
-
 	CU_ASSERT_FATAL(plan_of(&p, polls, RO_CAUSAL) == 0);
 	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
 	CU_ASSERT_EQUAL(p.th[0].hold, 0);
@@ -746,9 +745,9 @@ static void test_replay__dev_roots(void)
  */
 static void test_replay__dev_root_dir_listing(void)
 {
-#define DIR_OPEN(id, path, flags)                                                             \
-	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"call\":\"openat\","         \
-	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":" #flags            \
+#define DIR_OPEN(id, path, flags)                                                      \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"call\":\"openat\","  \
+	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":" #flags \
 	",\"mode\":420},\"ret\":3,\"ts\":" #id ",\"dur\":10,\"compute_ns\":0,\"deps\":[]}\n"
 	static const char text[] =
 		"{\"type\":\"header\",\"version\":1,\"events\":4,\"threads\":[{\"tid\":1,"
@@ -758,9 +757,9 @@ static void test_replay__dev_root_dir_listing(void)
 		"{\"path\":\"/tmp\",\"type\":\"dir\",\"dev\":2049},"
 		"{\"path\":\"/tmp/b\",\"type\":\"file\",\"size\":10,\"dev\":2049},"
 		"{\"path\":\"/etc\",\"type\":\"dir\",\"dev\":2050},"
-		"{\"path\":\"/etc/x\",\"type\":\"file\",\"size\":10,\"dev\":2050}]}\n"
-		DIR_OPEN(0, "/lib/", 589824) DIR_OPEN(1, "/tmp", 589824)
-			DIR_OPEN(2, "/tmp/c", 66) DIR_OPEN(3, "/etc", 589824);
+		"{\"path\":\"/etc/x\",\"type\":\"file\",\"size\":10,\"dev\":2050}]}\n" DIR_OPEN(
+			0, "/lib/", 589824) DIR_OPEN(1, "/tmp", 589824) DIR_OPEN(2, "/tmp/c", 66)
+			DIR_OPEN(3, "/etc", 589824);
 #undef DIR_OPEN
 	struct rp_opts opts = { .timing = RT_AFAP, .order = RO_CAUSAL, .speed = 1, .root = "/r" };
 	struct rp_plan p;
