@@ -110,6 +110,24 @@ run() {
 	fi
 }
 
+# run_timed CONFIG CMD...: CMD as run runs it, its output discarded; its
+# seconds, to stdout, from its exec to its exit.  The clock starts after the cgroup join, as a
+# replay's timed phase starts long after its own: a cgroup v1 attach waits
+# for an RCU grace period, milliseconds the replay's wall_ns never sees.
+# Bash's own clock, read without a fork on either side.
+run_timed() {
+	local cfg=$1 t0 t1
+	shift
+	(
+		[ "$cfg" = throttled ] && echo "$BASHPID" >"$CG/cgroup.procs"
+		echo "${EPOCHREALTIME/[^0-9]/}" >"$TMP/t0"
+		exec "$@" >/dev/null
+	) || return
+	t1=${EPOCHREALTIME/[^0-9]/}
+	t0=$(cat "$TMP/t0")
+	awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e6 }'
+}
+
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
 # idle: IDLE_MS of nothing, the application's counterpart of --settle IDLE_MS

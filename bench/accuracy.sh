@@ -136,11 +136,8 @@ wl_reset() {
 # timed as a process, exec, loader and exit included: a replay's wall_ns
 # spans the trace, which runs from the execve to the exit_group.
 wl_time() {
-	local a
 	wl_cmd "$1" "$3" "$4" "$5"
-	a=$(date +%s%N)
-	run "$2" "${CMD[@]}" >/dev/null 2>"$TMP/app.err" || { cat "$TMP/app.err" >&2; return 1; }
-	awk -v a="$a" -v b="$(date +%s%N)" 'BEGIN { print (b - a) / 1e9 }'
+	run_timed "$2" "${CMD[@]}" 2>"$TMP/app.err" || { cat "$TMP/app.err" >&2; return 1; }
 }
 
 # record CONFIG WL KIND T N J: the annotated trace of WL run on CONFIG,

@@ -588,6 +588,6 @@ int net__connect_inherited(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->ninl && !err; i++)
 		if (!net_proc_remote(p, p->inl[i].pidx))
 			err = peer__connect_in(p, p->inl[i].slot, AF_INET,
-					       atomic_load(&p->ports[p->inl[i].slot]));
+					       atomic_load(&p->ports[p->inl[i].slot]), SOMAXCONN);
 	return err;
 }

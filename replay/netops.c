@@ -84,14 +84,14 @@ static int64_t net_bind(struct rp_plan *p, const struct rp_op *op, int fd)
 /* Clients outside the trace start connecting as soon as the listener listens. */
 static int64_t net_listen(struct rp_plan *p, const struct rp_op *op, int fd)
 {
-	int port;
+	int port, backlog = op->a[0] > 0 ? (int)op->a[0] : 16;
 
-	if (listen(fd, op->a[0] > 0 ? op->a[0] : 16))
+	if (listen(fd, backlog))
 		return -errno;
 	if (op->a[3] < 0)
 		return 0;
 	port = atomic_load(&p->ports[op->a[3]]);
-	return peer__connect_in(p, op->a[3], sock_family(fd), port) ? -EIO : 0;
+	return peer__connect_in(p, op->a[3], sock_family(fd), port, backlog) ? -EIO : 0;
 }
 
 static int64_t net_connect(struct rp_plan *p, struct rp_op *op, int fd)

@@ -37,10 +37,11 @@
 /* How long a read waits for bytes already sent on loopback to arrive, ms. */
 #define PEER_ARRIVE_MS 1000
 /*
- * Played clients connected and not yet accepted, per listener: the next one
- * connects as the application accepts one.  All at once, they would
- * overflow the listener's backlog (the kernel drops the SYNs past it, and
- * the client retries a second later) and take a descriptor each.
+ * Played clients connected and not yet accepted, per listener, or its
+ * backlog if smaller: the next one connects as the application accepts one.
+ * All at once, they would overflow the backlog (the kernel drops the
+ * connections past it, and the client retries a second later) and take a
+ * descriptor each.
  */
 #define PEER_WINDOW 64
 #define PEER_PORTS  65536
@@ -226,11 +227,12 @@ static int peer_next(struct rp_plan *p, struct peer_listener *l)
 	return 0;
 }
 
-/* Runs in the application thread that called listen(). */
-int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
+/* Runs in the application thread that called listen(BACKLOG): as many
+ * clients connect as the window and the backlog both hold. */
+int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port, int backlog)
 {
+	int err = 0, window = backlog < PEER_WINDOW ? (backlog > 1 ? backlog : 1) : PEER_WINDOW;
 	struct peer_listener *l;
-	int err = 0;
 
 	if (!pe.lst || listen >= p->nlisten)
 		return 0;
@@ -238,7 +240,7 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port)
 	pthread_mutex_lock(&pe.lock);
 	l->family = family;
 	l->port = port;
-	for (int k = 0; k < PEER_WINDOW && !err; k++)
+	for (int k = 0; k < window && !err; k++)
 		err = peer_next(p, l);
 	pthread_mutex_unlock(&pe.lock);
 	return err;

@@ -476,7 +476,7 @@ int net__plan(struct rp_plan *p);
 int peer__setup(struct rp_plan *p);
 int peer__start(struct rp_plan *p);
 void peer__stop(void);
-int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port);
+int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port, int backlog);
 /* The replay's accept of NFD, planned as peer PEER: binds the two (by port). */
 void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd);
 /* After OP, a call on the connection of a played peer. */
