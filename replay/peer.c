@@ -282,7 +282,8 @@ void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd)
 	pthread_mutex_unlock(&pe.lock);
 	if (err)
 		warn("replay: a client outside the trace cannot connect: %s; the accept "
-		     "that takes it will wait", strerror(-err));
+		     "that takes it will wait",
+		     strerror(-err));
 }
 
 /* Whether the connection an accept got, NFD, is one of the replayer's own
