@@ -545,7 +545,7 @@ static void *exec_thread(void *arg)
 		c.end = g->t_end > c.end ? g->t_end : c.end;
 	}
 	if (ex.natural && t->start_at && t->nops) {
-		c.end = exec_wait_until(&c, ex.t0 + t->start_at);
+		c.end = exec_wait_until(&c, ex.t0 + (uint64_t)(t->start_at / ex.speed));
 		t->sleep += c.end - ex.t0;
 	}
 	for (uint32_t i = 0; i < t->nops; i++) {
