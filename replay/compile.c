@@ -130,10 +130,13 @@ static bool futex_may_block(int64_t op)
 }
 
 /* An RK_WAIT that can put the caller to sleep: poll, epoll, wait4, or a
- * futex operation that may block. */
+ * futex operation that may block.  Not a poll with timeout 0: a busy wait's
+ * turn (Open MPI's progress loop), whose time is the call's own work; held,
+ * each of a rank's tens of thousands of them would sleep the timer's
+ * minimum instead of the microsecond it took. */
 static bool wait_may_block(const struct rp_op *op)
 {
-	return op->a[0] < 0 || futex_may_block(op->a[0]);
+	return op->a[0] < 0 ? op->a[2] != 0 : futex_may_block(op->a[0]);
 }
 
 /*

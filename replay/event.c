@@ -494,6 +494,15 @@ static void ev_attr(struct rp_plan *p, struct rp_op *op, json_t *ev, json_t *a, 
 	op->path = arg_path(p, op, ev, json_object_get(a, "path") ? "path" : "pathname");
 }
 
+/* A wait's timeout in ms where the call takes one (poll, epoll_wait): 0 polls
+ * without blocking; -1 for none or one the trace does not say (a pointer). */
+static int64_t wait_timeout_ms(json_t *args, const char *call)
+{
+	if (strcmp(call, "poll") && strcmp(call, "epoll_wait") && strcmp(call, "epoll_pwait"))
+		return -1;
+	return arg_int(args, "timeout", -1);
+}
+
 static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char *call)
 {
 	json_t *a = json_object_get(ev, "args");
@@ -509,6 +518,7 @@ static void ev_args(struct rp_plan *p, struct rp_op *op, json_t *ev, const char 
 	case RK_WAIT:
 		op->a[0] = arg_int(a, "futex_op", -1);
 		op->a[1] = arg_int(a, "val", 0);
+		op->a[2] = wait_timeout_ms(a, call);
 		break;
 	case RK_READV:
 	case RK_WRITEV:

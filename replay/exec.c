@@ -544,6 +544,10 @@ static void *exec_thread(void *arg)
 		dep_wait((_Atomic uint32_t *)&g->state, RS_DONE);
 		c.end = g->t_end > c.end ? g->t_end : c.end;
 	}
+	if (ex.natural && t->start_at && t->nops) {
+		c.end = exec_wait_until(&c, ex.t0 + (uint64_t)(t->start_at / ex.speed));
+		t->sleep += c.end - ex.t0;
+	}
 	for (uint32_t i = 0; i < t->nops; i++) {
 		atomic_store_explicit(&t->cur, i, memory_order_relaxed);
 		if (i + 1 < t->nops)

@@ -389,13 +389,87 @@ static const struct rp_file *graph_chain_end(const struct rp_plan *p, const stru
 	return l && l->type == 'f' ? l : NULL;
 }
 
+static const char *name_made(const struct rp_op *op);
+
+#define DIR_MADE_IN 0xff /* the trace makes a name in the directory */
+
+/* The header's directory that PATH is directly in, or NULL. */
+static const struct rp_file *graph_parent(const struct rp_plan *p, const char *path)
+{
+	char buf[PATH_MAX];
+	char *slash;
+
+	if (!path || path[0] != '/' || strlen(path) >= sizeof(buf))
+		return NULL;
+	strcpy(buf, path);
+	path__normalize(buf);
+	slash = strrchr(buf, '/');
+	*(slash == buf ? slash + 1 : slash) = '\0';
+	return graph__file(p, buf);
+}
+
+/* IN[i] for directory p->files[i]: the dev root its files are in (the last
+ * seen), or DIR_MADE_IN when the trace makes a name in it. */
+static void graph_dir_contents(const struct rp_plan *p, uint8_t *in)
+{
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		const struct rp_file *d =
+			p->files[i].root ? graph_parent(p, p->files[i].path) : NULL;
+
+		if (d)
+			in[d - p->files] = p->files[i].root;
+	}
+	for (uint32_t i = 0; i < p->nops; i++) {
+		const struct rp_op *op = &p->ops[i];
+		const struct rp_file *d = graph_parent(
+			p, op->kind == RK_SYMLINK && op->ret >= 0 ? op->path : name_made(op));
+
+		if (d)
+			in[d - p->files] = DIR_MADE_IN;
+	}
+}
+
+/*
+ * An open of a directory the trace makes nothing in, whose files are on a
+ * mapped device, opens it in that device's root: a getdents then lists
+ * those files, as the application's did (Open MPI lists its plugin
+ * directories), where in --root it found the directory empty.
+ */
+static void graph_dir_opens(struct rp_plan *p, const struct rp_opts *o)
+{
+	uint8_t *in = calloc(p->nfiles + 1, 1);
+
+	if (!in)
+		return; /* the opens stay in --root: short listings, no failure */
+	graph_dir_contents(p, in);
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+		char buf[PATH_MAX];
+		const struct rp_file *f = NULL;
+		uint8_t k;
+
+		if (op->kind != RK_OPEN || op->ret < 0 || !op->path || op->path[0] != '/' ||
+		    strlen(op->path) >= sizeof(buf))
+			continue;
+		strcpy(buf, op->path);
+		path__normalize(buf);
+		f = graph__file(p, buf);
+		k = f && f->type == 'd' && f->dev ? in[f - p->files] : 0;
+		if (k && k != DIR_MADE_IN && k <= o->ndevroot && o->devroot[k - 1].dev == f->dev)
+			op->root = k;
+	}
+	free(in);
+}
+
 /*
  * --dev-root: a regular file of the initial state that the trace saw on a
  * mapped device lives in that device's root, and the calls that name it
  * resolve there; so do the symlinks whose chains end at it, which lead
  * nowhere in another root.  Directories, other symlinks and whatever the
  * trace creates stay in --root: a created file has no recorded device, and
- * a directory is needed in --root for what the trace makes inside it.
+ * a directory is needed in --root for what the trace makes inside it.  But
+ * an open of a directory whose listing is all on a mapped device is made
+ * there (graph_dir_opens); prepare makes the directories in both roots.
  */
 void graph__roots(struct rp_plan *p, const struct rp_opts *o)
 {
@@ -418,6 +492,8 @@ void graph__roots(struct rp_plan *p, const struct rp_opts *o)
 		op->root = graph__root_of(p, op->path);
 		op->root2 = op->kind == RK_SYMLINK ? 0 : graph__root_of(p, op->path2);
 	}
+	if (o->ndevroot)
+		graph_dir_opens(p, o);
 }
 
 /* The name a successful call creates, or NULL. */

@@ -333,6 +333,9 @@ struct rp_thread {
 	_Atomic uint8_t incall; /* inside the call at cur, for the stall report */
 	uint16_t host;		/* index in plan.hosts; 0 in a single-host file */
 	bool remote;		/* multi-host: another rank replays it */
+	/* multi-host, natural timing: when a thread no traced call created
+	 * starts, in ns from the replay's start (mhost_starts); 0 at once */
+	uint64_t start_at;
 };
 
 /* Initial sandbox state: one entry per header file plus implied parent dirs. */

@@ -330,6 +330,52 @@ static void test_replay__timed_out_wait_cut(void)
 	plan__free(&p);
 }
 
+/* A poll of thread 1 with TIMEOUT (ms) that returned RET after DUR. */
+#define POLL(id, ts, dur, timeout, ret)                                                            \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"call\":\"poll\","                \
+	"\"args\":{\"fds\":4096,\"nfds\":5,\"timeout\":" #timeout "},\"ret\":" #ret ",\"ts\":" #ts \
+	",\"dur\":" #dur ",\"compute_ns\":0,\"compute_src\":\"spin\",\"deps\":[]}\n"
+
+/*
+ * Open MPI's progress loop: polls with timeout 0, a busy wait's turns, then
+ * the one that found the message.  They cannot block, so none is held (nor
+ * is it a timer that a later wait's deps cut): held, each slept the timer's
+ * minimum, some 8 us, instead of the microsecond it took, and a rank's tens
+ * of thousands of them made its replay twice the trace.  A poll that may
+ * block (timeout -1 or 5 ms) and an epoll_wait with a timeout are held.
+ */
+static void test_replay__zero_timeout_poll_not_held(void)
+{
+	static const char text[] = HDR(6) POLL(0, 100, 100000, 0, 0) POLL(
+		1, 200200, 100000, 0, 0) POLL(2, 400300, 100000, 0, 1) POLL(3, 600400, 100000, -1,
+									    1)
+		POLL(4, 800500, 100000, 5,
+		     0) "{\"type\":\"event\",\"id\":5,\"pid\":1,\"tid\":1,\"call\":\"epoll_wait\","
+			"\"args\":{\"epfd\":7,\"events\":4096,\"maxevents\":32,\"timeout\":0},"
+			"\"ret\":0,\"ts\":1000000,\"dur\":100000,\"compute_ns\":0,\"deps\":[]}\n";
+	static const char polls[] = HDR(3) POLL(0, 100, 100000, 0, 0) POLL(1, 200200, 100000, 0, 0)
+		POLL(2, 400300, 100000, 0, 1);
+	struct rp_plan p;
+	struct rp_run r;
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	CU_ASSERT_FALSE(p.ops[0].hold);
+	CU_ASSERT_FALSE(p.ops[1].hold);
+	CU_ASSERT_FALSE(p.ops[2].hold);
+	CU_ASSERT_TRUE(p.ops[3].hold);
+	CU_ASSERT_TRUE(p.ops[4].hold);
+	CU_ASSERT_FALSE(p.ops[5].hold);
+	CU_ASSERT_EQUAL(p.ops[0].a[3], -1);
+	plan__free(&p);
+
+	/* replayed, the zero-timeout ones are not held at all */
+	CU_ASSERT_FATAL(plan_of(&p, polls, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT_EQUAL(p.th[0].hold, 0);
+	free(r.lag);
+	plan__free(&p);
+}
+
 /* A futex wake of thread TID waking up to VAL waiters (glibc's barrier and
  * broadcast: INT_MAX; a lock: 1), RET of them woken. */
 #define WAKE(id, tid, ts, val, ret)                                                                \
@@ -690,6 +736,44 @@ static void test_replay__dev_roots(void)
 	plan__free(&p);
 }
 
+/*
+ * --dev-root: an open of a directory whose files are in a device's root,
+ * and that the trace makes nothing in, opens it there, so that a getdents
+ * lists them (Open MPI's plugin directories; in --root it was empty, 12
+ * short reads a replay).  A directory the trace creates a file in, or one
+ * on a device not mapped, stays in --root.
+ */
+static void test_replay__dev_root_dir_listing(void)
+{
+#define DIR_OPEN(id, path, flags)                                                      \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"call\":\"openat\","  \
+	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":" #flags \
+	",\"mode\":420},\"ret\":3,\"ts\":" #id ",\"dur\":10,\"compute_ns\":0,\"deps\":[]}\n"
+	static const char text[] =
+		"{\"type\":\"header\",\"version\":1,\"events\":4,\"threads\":[{\"tid\":1,"
+		"\"pid\":1}],\"processes\":[{\"pid\":1,\"ppid\":0}],\"files\":["
+		"{\"path\":\"/lib\",\"type\":\"dir\",\"dev\":2049},"
+		"{\"path\":\"/lib/a.so\",\"type\":\"file\",\"size\":10,\"dev\":2049},"
+		"{\"path\":\"/tmp\",\"type\":\"dir\",\"dev\":2049},"
+		"{\"path\":\"/tmp/b\",\"type\":\"file\",\"size\":10,\"dev\":2049},"
+		"{\"path\":\"/etc\",\"type\":\"dir\",\"dev\":2050},"
+		"{\"path\":\"/etc/x\",\"type\":\"file\",\"size\":10,\"dev\":2050}]}\n" DIR_OPEN(
+			0, "/lib/", 589824) DIR_OPEN(1, "/tmp", 589824) DIR_OPEN(2, "/tmp/c", 66)
+			DIR_OPEN(3, "/etc", 589824);
+#undef DIR_OPEN
+	struct rp_opts opts = { .timing = RT_AFAP, .order = RO_CAUSAL, .speed = 1, .root = "/r" };
+	struct rp_plan p;
+
+	opts.devroot[opts.ndevroot++] = (struct rp_devroot){ .dev = 2049, .dir = "/s" };
+	CU_ASSERT_FATAL(plan_with(&p, text, &opts) == 0);
+	CU_ASSERT_EQUAL(p.ops[0].root, 1);
+	CU_ASSERT_EQUAL(p.ops[1].root, 0); /* /tmp/c is made in it */
+	CU_ASSERT_EQUAL(p.ops[2].root, 0);
+	CU_ASSERT_EQUAL(p.ops[3].root, 0); /* 2050 is not mapped */
+	CU_ASSERT_EQUAL(graph__file(&p, "/lib")->root, 0);
+	plan__free(&p);
+}
+
 /* A multi-host file: the hosts and each thread's host are read; a thread of
  * no host, a host named twice or a tid on two hosts are refused. */
 static void test_replay__hosts(void)
@@ -748,7 +832,9 @@ static CU_TestInfo tests[] = {
 	{ "natural: unexplained waits held", test_replay__unexplained_wait_held },
 	{ "fd slots: one per generation", test_replay__fd_generations },
 	{ "natural: a timed-out wait ends with the wake", test_replay__timed_out_wait_cut },
+	{ "natural: a poll with timeout 0 is not held", test_replay__zero_timeout_poll_not_held },
 	{ "--dev-root: files and calls in their device's root", test_replay__dev_roots },
+	{ "--dev-root: a directory listed where its files are", test_replay__dev_root_dir_listing },
 	{ "pipe ends from ret_fds", test_replay__pipe_ends_from_ret_fds },
 	{ "fd passed with SCM_RIGHTS", test_replay__fd_passed_with_scm_rights },
 	{ "multi-host: hosts and threads' hosts", test_replay__hosts },

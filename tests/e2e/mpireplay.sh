@@ -89,6 +89,27 @@ test_mpi_token_ring()
 	grep -q "host host1 (rank 1): 6 issued, 0 failed" err || fail "no per-host summary line"
 }
 
+# A host whose trace begins 0.3 s after the others' (mpirun's daemon started
+# its rank later) begins its replay then too, and sleeps until then: spun
+# on the CPU, the wait took the CPU from the ranks already running, and on
+# a loaded machine a rank 0.1 s late in the trace began 0.4 s late.
+test_mpi_late_host_sleeps()
+{
+	need_mpi
+	gen_token 2 2 0 | jq -c 'if .type == "event" and .tid == 200 then .ts += 300000000 else . end' \
+		>job.jsonl
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" --natural \
+		--report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
+		{ cat err >&2; fail "the multi-host replay failed"; }
+	eq "failed" "$(jq .failed r.json)" 0
+	ge "host1 slept to its start (ms)" "$(jq '.hosts.host1.threads[0].sleep_ns / 1e6 | floor' r.json)" 250
+	local spun cpu
+	spun=$(jq '.hosts.host1.threads[0].compute_ns / 1e6 | floor' r.json)
+	cpu=$(jq '.hosts.host1.threads[0].cpu_ns / 1e6 | floor' r.json)
+	[ "$spun" -lt 100 ] || fail "host1 spun ${spun} ms of compute to its start, want a sleep"
+	[ "$cpu" -lt 150 ] || fail "host1's replay thread took ${cpu} ms of CPU waiting for its start"
+}
+
 # --map puts a host on another rank; the roots follow the %h pattern.
 test_mpi_map()
 {
