@@ -197,6 +197,19 @@ ordered()
 	}'
 }
 
+# fdreuse_reads_right TRACE: in TRACE of tests/progs/fdreuse (run on $T/d),
+# eight reads a tag, each naming the file fstat named, a regular file.
+fdreuse_reads_right()
+{
+	q "$1" '.[] | select(.type == "syscall" and .call == "pread64" and .args[2] == 1) |
+		"\(.args[3]) \(.fds[0].ino) \(.fds[0].dev) \(.fds[0].flags % 4) \(.fds[0].type)"' >got
+	while read -r tag ino dev acc; do
+		eq "reads of tag $tag" "$(awk -v t="$tag" '$1 == t' got | sort -u)" "$tag $ino $dev $acc 1"
+		eq "read count of tag $tag" "$(awk -v t="$tag" '$1 == t' got | wc -l)" 8
+	done <d/expect
+	eq "reads" "$(grep -c '' got)" "$(($(grep -c '' d/expect) * 8))"
+}
+
 # ev JSONL JQ-SELECT: ids of the events matching the select expression.
 ev()
 {
