@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -248,10 +249,29 @@ static int replay_opts(int argc, char **argv, struct rp_opts *o)
 	return 0;
 }
 
+/*
+ * The replayer holds the descriptors of every process it plays, and its
+ * played clients' ends: it may have as many as the hard limit allows, as a
+ * server raises its own (nginx's worker_rlimit_nofile).
+ */
+static void replay_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		dbg("replay: cannot raise the descriptor limit: %s", strerror(errno));
+}
+
 static int replay_prepare(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 {
 	uint64_t t0 = exec__now();
-	int err = sandbox__open(o, p);
+	int err;
+
+	replay_nofile();
+	err = sandbox__open(o, p);
 
 	if (!err)
 		err = prepare__root(p);

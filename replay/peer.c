@@ -37,8 +37,8 @@
 /* How long a read waits for bytes already sent on loopback to arrive, ms. */
 #define PEER_ARRIVE_MS 1000
 /*
- * Played clients connected and not yet accepted, per listener, or its
- * backlog if smaller: the next one connects as the application accepts one.
+ * Played clients connected and not yet accepted, per listener, or fewer
+ * (peer_window): the next one connects as the application accepts one.
  * All at once, they would overflow the backlog (the kernel drops the
  * connections past it, and the client retries a second later) and take a
  * descriptor each.
@@ -46,10 +46,21 @@
 #define PEER_WINDOW 64
 #define PEER_PORTS  65536
 
-/* A listener's played clients, in the trace's accept order. */
+/*
+ * A listener's played clients, in the trace's accept order.  At most WINDOW
+ * of them are connected and not accepted.  Our end of a connection closes
+ * when the drain thread sees the application's close; one that falls behind
+ * must not let the replay run out of descriptors, so once REAP_AT of ours
+ * are open, the connect looks for the closed ones itself (peer_reap).
+ */
 struct peer_listener {
 	int family, port; /* where it listens in the replay, once it does */
 	uint32_t *peers, n, next;
+	uint32_t oldest;	   /* peers[] before it are over and closed */
+	uint32_t *redial, nredial; /* to connect before the next (peer__accepted) */
+	uint32_t window, reap_at;
+	uint32_t pending, open; /* connected and not accepted; connected */
+	bool starved;		/* a connect found no descriptor: retried at a close */
 };
 
 static struct {
@@ -62,7 +73,8 @@ static struct {
 	struct peer_listener *lst;  /* by listener slot */
 	int32_t *fd_peer;	    /* our end's fd -> peer + 1 (0: none) */
 	int nfd_peer;
-	char buf[65536];
+	char buf[65536]; /* the drain thread's */
+	char reap[4096]; /* peer_reap's, under lock */
 } pe = { .ep = -1, .stop = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* An incoming peer's local port -> peer + 1 (0: none), under pe.lock. */
@@ -173,7 +185,8 @@ static int peer_local_port(int fd, bool peer)
  * A non-blocking connection to loopback PORT, or -errno.  Bound first, so
  * its port is its own: a connect alone may take a port another of our
  * clients has towards another listener, and the port names the peer
- * (port_peer).
+ * (port_peer).  The last quarter of the descriptors is left to the
+ * application: -EMFILE as if there were none.
  */
 static int peer_socket_to(int family, int port)
 {
@@ -183,6 +196,12 @@ static int peer_socket_to(int family, int port)
 
 	if (fd < 0)
 		return -errno;
+	/* the lowest free descriptor is this high: the rest are the
+	 * application's (its accepts, its files) */
+	if (fd >= pe.nfd_peer - pe.nfd_peer / 4) {
+		close(fd);
+		return -EMFILE;
+	}
 	if (bind(fd, (struct sockaddr *)&ss, len))
 		goto fail;
 	len = loopback__addr(&ss, family, port);
@@ -196,7 +215,7 @@ fail:
 }
 
 /* Under pe.lock: peer I of listener L connects to it. */
-static int peer_dial(struct rp_plan *p, uint32_t i, const struct peer_listener *l)
+static int peer_dial(struct rp_plan *p, uint32_t i, struct peer_listener *l)
 {
 	struct rp_peer *pr = &p->peers[i];
 	int fd = peer_socket_to(l->family, l->port), err;
@@ -212,27 +231,115 @@ static int peer_dial(struct rp_plan *p, uint32_t i, const struct peer_listener *
 	pr->fd = fd;
 	pr->lport = peer_local_port(fd, false);
 	peer_index(pr, i);
+	l->pending++;
+	l->open++;
 	return 0;
 }
 
-/* Under pe.lock: the next of L's clients that is not connected yet connects. */
+static void peer_close(struct rp_peer *pr);
+
+/* Under pe.lock: whether the application has closed its end of PR's
+ * connection, read without waiting for the drain thread. */
+static bool peer_hungup(struct rp_peer *pr)
+{
+	ssize_t r;
+
+	if (!pr->eof) {
+		while ((r = recv(pr->fd, pe.reap, sizeof(pe.reap), MSG_DONTWAIT)) > 0)
+			;
+		pr->eof = r == 0;
+	}
+	return pr->eof;
+}
+
+/*
+ * Under pe.lock: L's connections that are over close, and the next look
+ * comes after a window more of ours have opened: as often as that, the scan
+ * of the ones still open costs a few calls per connect, however many a
+ * server holds for long.
+ */
+static void peer_reap(struct rp_plan *p, struct peer_listener *l)
+{
+	for (uint32_t j = l->oldest; j < l->next; j++) {
+		struct rp_peer *pr = &p->peers[l->peers[j]];
+
+		if (pr->fd >= 0 && pr->accepted && pr->over && peer_hungup(pr))
+			peer_close(pr);
+	}
+	while (l->oldest < l->next && p->peers[l->peers[l->oldest]].fd < 0 &&
+	       p->peers[l->peers[l->oldest]].accepted)
+		l->oldest++;
+	l->reap_at = l->open + l->window;
+}
+
+/*
+ * Under pe.lock: L's next clients that are not connected yet connect, as
+ * many as its window allows.  One that finds no descriptor waits for the
+ * next of ours to close; the accept that takes it waits meanwhile.
+ */
 static int peer_next(struct rp_plan *p, struct peer_listener *l)
 {
-	while (l->port > 0 && l->next < l->n) {
-		uint32_t i = l->peers[l->next++];
+	static bool told;
 
+	while (l->port > 0 && (l->nredial || l->next < l->n) && l->pending < l->window) {
+		uint32_t i = l->nredial ? l->redial[l->nredial - 1] : l->peers[l->next];
+		int err = 0;
+
+		if (l->open >= l->reap_at)
+			peer_reap(p, l);
 		if (p->peers[i].fd == -1 && !p->peers[i].accepted)
-			return peer_dial(p, i, l);
+			err = peer_dial(p, i, l);
+		if (err == -EMFILE || err == -ENFILE) {
+			if (!told)
+				warn("replay: out of descriptors: a client outside the trace "
+				     "connects when one of ours closes (ulimit -n)");
+			told = l->starved = true;
+			return 0;
+		}
+		if (err)
+			return err;
+		if (l->nredial)
+			l->nredial--;
+		else
+			l->next++;
 	}
 	return 0;
+}
+
+/* Under pe.lock: peer I of L connects again, before the next. */
+static int peer_redial(struct peer_listener *l, uint32_t i)
+{
+	uint32_t *v = realloc(l->redial, (l->nredial + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	l->redial = v;
+	v[l->nredial++] = i;
+	return 0;
+}
+
+/* How many of a listener's clients connect ahead of its accepts: no more
+ * than its BACKLOG, nor than a share of a quarter of the descriptors. */
+static uint32_t peer_window(const struct rp_plan *p, int backlog)
+{
+	uint32_t n = 0, w = PEER_WINDOW, share;
+
+	for (uint32_t j = 0; j < p->nlisten; j++)
+		n += pe.lst[j].n > 0;
+	share = (uint32_t)pe.nfd_peer / 4 / (n ? n : 1);
+	if (share < w)
+		w = share;
+	if (backlog > 0 && (uint32_t)backlog < w)
+		w = backlog;
+	return w > 1 ? w : 1;
 }
 
 /* Runs in the application thread that called listen(BACKLOG): as many
  * clients connect as the window and the backlog both hold. */
 int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port, int backlog)
 {
-	int err = 0, window = backlog < PEER_WINDOW ? (backlog > 1 ? backlog : 1) : PEER_WINDOW;
 	struct peer_listener *l;
+	int err;
 
 	if (!pe.lst || listen >= p->nlisten)
 		return 0;
@@ -240,8 +347,11 @@ int peer__connect_in(struct rp_plan *p, uint32_t listen, int family, int port, i
 	pthread_mutex_lock(&pe.lock);
 	l->family = family;
 	l->port = port;
-	for (int k = 0; k < window && !err; k++)
-		err = peer_next(p, l);
+	l->window = peer_window(p, backlog);
+	l->reap_at = 2 * l->window;
+	dbg("listener %u: %u clients outside the trace, %u ahead of the accepts", listen, l->n,
+	    l->window);
+	err = peer_next(p, l);
 	pthread_mutex_unlock(&pe.lock);
 	return err;
 }
@@ -272,13 +382,19 @@ void peer__accepted(struct rp_plan *p, uint32_t peer, int nfd)
 		b->lport = lport;
 		peer_index(a, peer);
 		peer_index(b, bi);
-		/* a had not connected yet: b connects in its place */
+		/* a had not connected yet: b connects in its place, first */
 		if (b->fd == -1)
-			err = peer_dial(p, bi, &pe.lst[a->listen]);
+			err = peer_redial(&pe.lst[a->listen], bi);
 	}
 	a->accepted = true;
-	if (!err && pe.lst && a->listen < p->nlisten)
-		err = peer_next(p, &pe.lst[a->listen]);
+	if (pe.lst && a->listen < p->nlisten) {
+		struct peer_listener *l = &pe.lst[a->listen];
+
+		if (l->pending)
+			l->pending--;
+		if (!err)
+			err = peer_next(p, l);
+	}
 	pthread_mutex_unlock(&pe.lock);
 	if (err)
 		warn("replay: a client outside the trace cannot connect: %s; the accept "
@@ -548,23 +664,57 @@ static void peer_close(struct rp_peer *pr)
 	close(pr->fd);
 	pr->fd = -1;
 	pr->lport = 0;
+	if (pr->incoming && !pr->attached && pr->listen < pe.p->nlisten) {
+		struct peer_listener *l = &pe.lst[pr->listen];
+
+		if (l->open)
+			l->open--;
+		l->starved = false;
+	}
+}
+
+/* Under pe.lock: as peer_close, and a client that waited for the
+ * descriptor connects. */
+static void peer_over(struct rp_peer *pr)
+{
+	bool starved = pr->incoming && pr->listen < pe.p->nlisten && pe.lst[pr->listen].starved;
+	int err;
+
+	peer_close(pr);
+	if (!starved)
+		return;
+	err = peer_next(pe.p, &pe.lst[pr->listen]);
+	if (err)
+		warn("replay: a client outside the trace cannot connect: %s", strerror(-err));
 }
 
 /*
- * The connection of FD's peer is over when the application has closed its
- * end (every process's copy, or shut it for writing) and made the trace's
- * last call on it; nothing is read on it after both, so ours closes.
+ * The drain thread found FD at its end or failed.  The connection of FD's
+ * peer is over when the application has closed its end (every process's
+ * copy, or shut it for writing) and made the trace's last call on it;
+ * nothing is read on it after both, so ours closes.  Looked at again under
+ * the lock: another thread may have closed it since (peer_reap), and FD may
+ * name a new connection.
  */
 static void peer_eof(int fd)
 {
+	struct rp_peer *pr;
+	ssize_t r;
 	int32_t i;
 
 	pthread_mutex_lock(&pe.lock);
 	i = fd < pe.nfd_peer ? pe.fd_peer[fd] - 1 : -1;
-	if (i >= 0 && pe.p->peers[i].fd == fd) {
-		pe.p->peers[i].eof = true;
-		if (pe.p->peers[i].over)
-			peer_close(&pe.p->peers[i]);
+	pr = i >= 0 && pe.p->peers[i].fd == fd ? &pe.p->peers[i] : NULL;
+	r = recv(fd, pe.reap, sizeof(pe.reap), MSG_DONTWAIT | MSG_PEEK);
+	if (r > 0 || (r < 0 && errno == EAGAIN)) {
+		pthread_mutex_unlock(&pe.lock);
+		return;
+	}
+	epoll_ctl(pe.ep, EPOLL_CTL_DEL, fd, NULL);
+	if (pr && r == 0) {
+		pr->eof = true;
+		if (pr->over)
+			peer_over(pr);
 	}
 	pthread_mutex_unlock(&pe.lock);
 }
@@ -578,7 +728,7 @@ void peer__done(struct rp_plan *p, const struct rp_op *op)
 	pthread_mutex_lock(&pe.lock);
 	pr->over = true;
 	if (pr->eof)
-		peer_close(pr);
+		peer_over(pr);
 	pthread_mutex_unlock(&pe.lock);
 }
 
@@ -600,8 +750,6 @@ static void *peer_thread(void *arg)
 			while ((r = recv(fd, pe.buf, sizeof(pe.buf), MSG_DONTWAIT)) > 0)
 				;
 			if (r == 0 || (r < 0 && errno != EAGAIN))
-				epoll_ctl(pe.ep, EPOLL_CTL_DEL, fd, NULL);
-			if (r == 0)
 				peer_eof(fd);
 		}
 	}
@@ -655,8 +803,10 @@ void peer__stop(void)
 	if (pe.stop >= 0)
 		close(pe.stop);
 	pe.ep = pe.stop = -1;
-	for (uint32_t k = 0; pe.lst && pe.p && k < pe.p->nlisten; k++)
+	for (uint32_t k = 0; pe.lst && pe.p && k < pe.p->nlisten; k++) {
 		free(pe.lst[k].peers);
+		free(pe.lst[k].redial);
+	}
 	free(pe.lst);
 	free(pe.fd_peer);
 	pe.lst = NULL;
