@@ -157,6 +157,12 @@ static struct live_map *map_find(struct live_map *v, uint32_t n, uint32_t pidx, 
 	return NULL;
 }
 
+/* A mapping's length as the kernel maps it, whole pages. */
+static uint64_t map_pages(uint64_t len)
+{
+	return (len + 4095) & ~4095ull;
+}
+
 /* File mappings get slots; munmap/msync find theirs by the recorded address. */
 int graph__mmaps(struct rp_plan *p)
 {
@@ -189,6 +195,10 @@ int graph__mmaps(struct rp_plan *p)
 			}
 			op->fd2 = m->slot;
 			op->a[2] = op->a[3] - m->start;
+			/* never past the replay's own mapping: what follows it
+			 * there is someone else's memory */
+			if ((uint64_t)op->a[0] > map_pages(m->len) - op->a[2])
+				op->a[0] = map_pages(m->len) - op->a[2];
 			if (op->kind == RK_MUNMAP && op->a[2] == 0 && (uint64_t)op->a[0] >= m->len)
 				*m = live[--n];
 		}

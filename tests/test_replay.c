@@ -595,6 +595,37 @@ static void test_replay__fd_generations(void)
 	plan__free(&p);
 }
 
+#define MEMCALL(id, call, args, ret, ts)                                                  \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"call\":\"" call "\","   \
+	"\"args\":{" args "},\"ret\":" #ret ",\"ts\":" #ts ",\"dur\":5,\"compute_ns\":0," \
+	"\"deps\":[]}\n"
+
+/*
+ * A munmap that reaches past a file mapping (into the application's
+ * anonymous memory after it) unmaps no more than the replay's own mapping:
+ * past it is the replayer's memory.  One inside it keeps its offset.
+ */
+static void test_replay__munmap_within_mapping(void)
+{
+	static const char text[] = HDR(4) OPEN(0, 1, "/a", 4, 100, 10)
+		MEMCALL(1, "mmap",
+			"\"addr\":0,\"length\":5000,\"prot\":1,\"flags\":2,\"fd\":{\"fd\":4,"
+			"\"type\":\"file\"},\"offset\":0",
+			1048576, 200)
+			MEMCALL(2, "munmap", "\"addr\":1052672,\"length\":4096", 0, 300)
+				MEMCALL(3, "munmap", "\"addr\":1048576,\"length\":65536", 0, 400);
+	struct rp_plan p;
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[2].kind, RK_MUNMAP);
+	CU_ASSERT_EQUAL(p.ops[2].fd2, p.ops[1].fd2);
+	CU_ASSERT_EQUAL(p.ops[2].a[2], 4096);
+	CU_ASSERT_EQUAL(p.ops[2].a[0], 4096);
+	CU_ASSERT_EQUAL(p.ops[3].a[2], 0);
+	CU_ASSERT_EQUAL(p.ops[3].a[0], 8192);
+	plan__free(&p);
+}
+
 /*
  * make's jobserver: pipe2 returns [3, 4], both ends are fcntl'd before
  * either is read or written.  The ends are the numbers in ret_fds, not a
@@ -831,6 +862,7 @@ static CU_TestInfo tests[] = {
 	{ "natural: faster than a slow trace", test_replay__natural_faster_than_slow_trace },
 	{ "natural: unexplained waits held", test_replay__unexplained_wait_held },
 	{ "fd slots: one per generation", test_replay__fd_generations },
+	{ "munmap: within the replay's mapping", test_replay__munmap_within_mapping },
 	{ "natural: a timed-out wait ends with the wake", test_replay__timed_out_wait_cut },
 	{ "natural: a poll with timeout 0 is not held", test_replay__zero_timeout_poll_not_held },
 	{ "--dev-root: files and calls in their device's root", test_replay__dev_roots },
