@@ -4,7 +4,8 @@
 # its own shell with its own scratch directory and a time limit.  A test exits
 # 0 (pass), 77 (skip: what it needs is missing; never under CI=true) or
 # anything else (fail).  Prints "N passed, N failed, N skipped"; exit 1 when
-# any failed.  TESTS=pattern runs only matching tests.
+# any failed.  TESTS=pattern runs only matching tests.  A failed test's
+# directory is kept, and a passed one's too with E2E_KEEP=1.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,7 +46,7 @@ for file in "$here"/e2e/*.sh; do
 			tail -25 "$dir/.log" | sed 's/^/      /'
 			;;
 		esac
-		[ $rc -eq 0 ] && rm -rf "$dir"
+		[ $rc -eq 0 ] && [ -z "${E2E_KEEP:-}" ] && rm -rf "$dir"
 	done
 done
 echo "e2e: $pass passed, $fail failed, $skip skipped"
