@@ -199,7 +199,10 @@ int graph__mmaps(struct rp_plan *p)
 			 * there is someone else's memory */
 			if ((uint64_t)op->a[0] > map_pages(m->len) - op->a[2])
 				op->a[0] = map_pages(m->len) - op->a[2];
-			if (op->kind == RK_MUNMAP && op->a[2] == 0 && (uint64_t)op->a[0] >= m->len)
+			/* a[1]: the whole mapping goes (no later call finds it) */
+			if (op->kind == RK_MUNMAP)
+				op->a[1] = op->a[2] == 0 && (uint64_t)op->a[0] >= m->len;
+			if (op->kind == RK_MUNMAP && op->a[1])
 				*m = live[--n];
 		}
 	}

@@ -271,7 +271,6 @@ static int64_t op_exec(struct rp_plan *p, const struct rp_op *op)
 static int64_t op_unmap(struct rp_plan *p, struct rp_op *op)
 {
 	char *m = p->maps[op->fd2];
-	int r;
 
 	if (!m) {
 		report__note(op, RR_FD_NOT_MADE);
@@ -279,21 +278,21 @@ static int64_t op_unmap(struct rp_plan *p, struct rp_op *op)
 	}
 	if (op->kind == RK_MSYNC)
 		return msync(m + op->a[2], op->a[0], op->a[1]) ? -errno : 0;
+	if (op->a[1]) {
+		p->maps[op->fd2] = NULL;
+		return munmap(m, op->a[0]) ? -errno : 0;
+	}
 	/*
-	 * Not munmap: the range stays reserved, inaccessible, so that nothing
-	 * else of the replayer's (Open MPI's allocator, a library) is put there
-	 * and then unmapped by the trace's next munmap of it, or written by
-	 * another thread's late page touch (exec_touch), which the replay may
-	 * order after this call.  The pages go as munmap's would.
+	 * Part of a mapping: not munmap.  The range stays reserved,
+	 * inaccessible, so that nothing else of the replayer's (Open MPI's
+	 * allocator, a library) is put there and then unmapped by the trace's
+	 * next munmap of it (which finds the mapping still live), or written by
+	 * another thread's late page touch.  The pages go as munmap's would.
 	 */
 	if (mmap(m + op->a[2], op->a[0], PROT_NONE,
 		 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) == MAP_FAILED)
-		r = -errno;
-	else
-		r = 0;
-	if (!r && !op->a[2])
-		p->maps[op->fd2] = NULL;
-	return r;
+		return -errno;
+	return 0;
 }
 
 /* Every slot of the process whose recorded number is in [a[0], a[1]]: the

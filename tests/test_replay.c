@@ -603,7 +603,8 @@ static void test_replay__fd_generations(void)
 /*
  * A munmap that reaches past a file mapping (into the application's
  * anonymous memory after it) unmaps no more than the replay's own mapping:
- * past it is the replayer's memory.  One inside it keeps its offset.
+ * past it is the replayer's memory.  One inside it keeps its offset, and
+ * only one that takes the whole mapping is played as a munmap.
  */
 static void test_replay__munmap_within_mapping(void)
 {
@@ -621,8 +622,10 @@ static void test_replay__munmap_within_mapping(void)
 	CU_ASSERT_EQUAL(p.ops[2].fd2, p.ops[1].fd2);
 	CU_ASSERT_EQUAL(p.ops[2].a[2], 4096);
 	CU_ASSERT_EQUAL(p.ops[2].a[0], 4096);
+	CU_ASSERT_EQUAL(p.ops[2].a[1], 0); /* a part: reserved, not unmapped */
 	CU_ASSERT_EQUAL(p.ops[3].a[2], 0);
 	CU_ASSERT_EQUAL(p.ops[3].a[0], 8192);
+	CU_ASSERT_EQUAL(p.ops[3].a[1], 1); /* the whole mapping */
 	plan__free(&p);
 }
 
