@@ -130,6 +130,12 @@ run_timed() {
 
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
+# warm DIR: the metadata of everything under DIR read back into the page
+# cache, the application's counterpart of the replay's root check, which stats
+# every file of its root after the drop.  A run whose first I/O are its own
+# cold metadata reads gets no fresh blk-throttle slice (docs/BENCHMARKS.md)
+warm() { find "$1" -exec stat -c %s {} + >/dev/null 2>&1 || true; }
+
 # idle: IDLE_MS of nothing, the application's counterpart of --settle IDLE_MS
 idle() { sleep "$(awk -v m="$IDLE_MS" 'BEGIN { print m / 1000 }')"; }
 

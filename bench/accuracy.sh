@@ -12,10 +12,12 @@
 # the rounds' ratios kept.  Configurations are file systems on
 # loop devices with direct I/O (ext4, xfs, btrfs) and an ext4 throttled with
 # cgroup v1 blkio (IOPS and bandwidth).  REPS rounds (quick 3, full 5).
-# Every timed run starts alike: page cache dropped before it, and IDLE_MS of
-# no I/O on the device before its first timed call (the application sleeps
-# that long before it starts, the replay gets --settle IDLE_MS after its
-# root check); application and replay runs interleaved in every round.
+# Every timed run starts alike: page cache dropped before it, the metadata of
+# the application's files read back in as the replay's root check reads its
+# root's, and IDLE_MS of no I/O on the device before its first timed call
+# (the application sleeps that long before it starts, the replay gets
+# --settle IDLE_MS after its root check); application and replay runs
+# interleaved in every round.
 #
 #   BUILD=DIR    where iotrace was built (default build/)
 #   --quick      ext4 -> btrfs for four workloads, btrfs -> ext4 for three
@@ -218,6 +220,7 @@ measure() {
 		j=$((i % RECS))
 		wl_reset "$kind" "$dir"
 		drop
+		warm "$dir"
 		idle
 		tapp+=("$(wl_time "$kind" "$dst" "$dir" "$thr" "$n" || echo -)")
 		line="app ${tapp[i]}"
