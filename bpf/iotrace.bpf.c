@@ -154,6 +154,7 @@ struct task_state {
 	__u8 exec_argv_flags;		   /* IOT_STRF_* of the argv string */
 	__u8 pad2;
 	struct iot_argv_counts exec_counts;
+	__u64 task; /* the current task at enter, as stash_fds() takes it */
 #ifdef IOT_NO_TASK_STORAGE
 	__u64 start; /* the thread's start_time: a reused tid's entry is not its */
 #endif
@@ -721,12 +722,20 @@ static __always_inline void read_args(struct task_state *st, struct pt_regs *reg
 	}
 }
 
-/* fd identities must be read at enter: close and dup2 change them. */
-static __always_inline void stash_fds(struct task_state *st, struct task_struct *task, __u8 mask,
-				      bool may_short)
+/*
+ * fd identities must be read at enter: close and dup2 change them.  A global
+ * function, so that the verifier walks its loop once, not once for every
+ * path of on_enter() that reaches it.  It finds the current task in
+ * st->task: a global function cannot take it as an argument.
+ */
+__noinline int stash_fds(struct task_state *st, __u32 mask, bool may_short)
 {
+	struct task_struct *task;
 	__u8 n = 0;
 
+	if (!st)
+		return 0;
+	task = bpf_rdonly_cast((void *)st->task, bpf_core_type_id_kernel(struct task_struct));
 	st->fdshort = 0;
 	st->fdshort_gen = fd_gen;
 	for (int i = 0; i < 6; i++) {
@@ -742,6 +751,7 @@ static __always_inline void stash_fds(struct task_state *st, struct task_struct 
 		n++;
 	}
 	st->nfd = n;
+	return 0;
 }
 
 static __always_inline void put_hdr(struct iot_hdr *h, __u64 ts, __u64 pid_tgid, __u16 type,
@@ -869,24 +879,61 @@ out:
 	st->exec_counts.argc = argc;
 }
 
-/* strace's "N vars": envp entries up to IOT_ENVC_MAX. */
+struct envp_walk {
+	const char *const *envp;
+	__u32 n;
+};
+
+/* One envp entry of count_envp(); 1 ends the walk. */
+static long envp_step(__u64 i, void *ctx)
+{
+	struct envp_walk *w = ctx;
+	const char *p;
+
+	if (bpf_probe_read_user(&p, sizeof(p), &w->envp[i]) || !p)
+		return 1;
+	w->n = i + 1;
+	return 0;
+}
+
+/*
+ * strace's "N vars": envp entries up to IOT_ENVC_MAX.  With bpf_loop() the
+ * verifier checks one step, not IOT_ENVC_MAX of them.
+ */
 static __always_inline void count_envp(struct task_state *st, const char *const *envp)
 {
+	struct envp_walk w = { .envp = envp };
 	const char *p;
-	__u32 i;
 
-	for (i = 0; envp && i < IOT_ENVC_MAX; i++) {
-		if (bpf_probe_read_user(&p, sizeof(p), &envp[i])) {
-			if (!i)
-				st->exec_argv_flags |= IOT_STRF_ENV_BAD;
-			break;
-		}
-		if (!p)
-			break;
-	}
-	if (i == IOT_ENVC_MAX && !bpf_probe_read_user(&p, sizeof(p), &envp[i]) && p)
+	if (envp && bpf_probe_read_user(&p, sizeof(p), &envp[0]))
+		st->exec_argv_flags |= IOT_STRF_ENV_BAD;
+	else if (envp)
+		bpf_loop(IOT_ENVC_MAX, envp_step, &w, 0);
+	if (w.n == IOT_ENVC_MAX && !bpf_probe_read_user(&p, sizeof(p), &envp[w.n]) && p)
 		st->exec_argv_flags |= IOT_STRF_ENV_MORE;
-	st->exec_counts.envc = i;
+	st->exec_counts.envc = w.n;
+}
+
+/*
+ * An exec's path, argv and envp count into st, before the exec drops the mm.
+ * A global function: the verifier walks its loops once, not along every path
+ * of on_enter() that reaches them.
+ */
+__noinline int read_exec(struct task_state *st, __u32 str_args)
+{
+	const void *path;
+	long n;
+
+	if (!st)
+		return 0;
+	/* execve(path, ...) or execveat(dirfd, path, ...) */
+	path = (void *)(str_args & 1 ? st->args[0] : st->args[1]);
+	n = bpf_probe_read_user_str(st->exec_path, sizeof(st->exec_path), path);
+	st->exec_trunc = n < 0 ? IOT_STRF_FAULT : n == sizeof(st->exec_path) ? IOT_STRF_TRUNC : 0;
+	/* argv and envp follow the path, whichever call it is */
+	read_argv(st, (void *)(str_args & 1 ? st->args[1] : st->args[2]));
+	count_envp(st, (void *)(str_args & 1 ? st->args[2] : st->args[3]));
+	return 0;
 }
 
 static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
@@ -914,34 +961,37 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 	st->cpu_ns = st->have_exit ? st->enter_run - st->exit_run : 0;
 	read_args(st, regs, btf);
 	/* the exec may give the thread the leader's tid, which the reader keys on */
-	stash_fds(st, task, d.fd_args, !(d.flags & IOT_SCD_EXEC));
+	st->task = (__u64)task;
+	stash_fds(st, d.fd_args, !(d.flags & IOT_SCD_EXEC));
 	st->in_call = 1;
-	if (d.flags & IOT_SCD_EXEC) {
-		/* execve(path, ...) or execveat(dirfd, path, ...) */
-		const void *path = (void *)(d.str_args & 1 ? st->args[0] : st->args[1]);
-		long n = bpf_probe_read_user_str(st->exec_path, sizeof(st->exec_path), path);
-
-		st->exec_trunc = n < 0			    ? IOT_STRF_FAULT :
-				 n == sizeof(st->exec_path) ? IOT_STRF_TRUNC :
-							      0;
-		/* argv and envp follow the path, whichever call it is */
-		read_argv(st, (void *)(d.str_args & 1 ? st->args[1] : st->args[2]));
-		count_envp(st, (void *)(d.str_args & 1 ? st->args[2] : st->args[3]));
-	}
+	if (d.flags & IOT_SCD_EXEC)
+		read_exec(st, d.str_args);
 	if (d.flags & IOT_SCD_NORET)
 		return emit_noret(st, pid_tgid, now);
 	return 0;
 }
 
-/* Appends a string tail at *off; returns bytes used. */
-static __always_inline __u32 put_user_str(__u8 *buf, __u32 off, const void *src, __u8 which)
+/* A record being built, as the global functions that build it take it. */
+struct rec_room {
+	__u8 b[SCRATCH_SZ];
+};
+
+/*
+ * Appends a string tail at off; returns bytes used.  A global function: its
+ * three outcomes (read, faulted, cut) are one unknown length to the loop over
+ * a call's string arguments, not three states each string multiplies.
+ */
+__noinline int put_user_str(struct rec_room *room, __u32 off, __u64 src, __u32 which)
 {
+	__u8 *buf = (__u8 *)room;
 	struct iot_str *s;
 	long n;
 
+	if (!room)
+		return 0;
 	off &= OFF_MASK;
 	s = (struct iot_str *)(buf + off);
-	n = bpf_probe_read_user_str(buf + off + sizeof(*s), IOT_STR_MAX, src);
+	n = bpf_probe_read_user_str(buf + off + sizeof(*s), IOT_STR_MAX, (void *)src);
 	s->which = which;
 	s->flags = 0;
 	*(__u32 *)s->pad = 0;
@@ -1287,10 +1337,6 @@ static __always_inline __u32 put_passed_fd(__u8 *buf, __u32 off, struct task_sta
 }
 
 /* The room a record is built in; a type, so a global function knows its size. */
-struct rec_room {
-	__u8 b[SCRATCH_SZ];
-};
-
 #define SOCK_TAIL_SHORT 0x100
 
 /*
@@ -1405,7 +1451,7 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 				continue;
 			if (nstr >= IOT_MAX_STRS)
 				break;
-			off += put_user_str(buf, off, (void *)st->args[i], i);
+			off += put_user_str(room, off, st->args[i], i);
 			nstr++;
 		}
 		if ((d.flags & IOT_SCD_RESULT) && nstr < IOT_MAX_STRS && ret >= 0) {
