@@ -162,6 +162,18 @@ batch_put() {
 	done <"$3"
 }
 
+# rec_start_time ROUND: how long `iotrace record -- true` takes, nearly all
+# of it loading (the verifier) and attaching the programs: what a recorder
+# put in front of a command delays it by.
+rec_start_time() {
+	local t0 t1
+
+	t0=$(date +%s%N)
+	"$IOTRACE" record -q -o "$TMP/start.iot" -- true >/dev/null 2>>"$TMP/rec.err" || return 0
+	t1=$(date +%s%N)
+	put rec-start iotrace "$1" wall_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')"
+}
+
 # micro_run CFG ROUND: the modes that CFG measures, one batch.
 micro_run() {
 	local cfg=$1 out=$TMP/cb.out rc=0 modes=("${FAMILIES[@]}" "${OTHER_MODES[@]}")
@@ -178,6 +190,7 @@ micro_run() {
 		fi
 		;;
 	iotrace)
+		rec_start_time "$2"
 		REC_CPU0=0
 		timeout --kill-after=5 "$LIMIT" "$CPUTIME" "$TMP/rec.cpu" "$IOTRACE" record \
 			-o "$TMP/cb.iot" -- bash "$TMP/batch.sh" "${FAMILIES[@]}" >"$out" \
@@ -481,6 +494,7 @@ micro_tables() {
 	echo
 	echo "The traced families ran in one \`iotrace record -- CMD\` a round: $(fmt 0 "$(med cb-families iotrace events)") events,"
 	echo "$(maxof cb-families iotrace lost) lost (worst round), $(fmt 1 "$(med cb-families iotrace bpe)") bytes an event."
+	echo "The recorder's start, \`iotrace record -- true\` (loading, verifying and attaching its programs): $(fmt 2 "$(med rec-start iotrace wall_s)") s."
 	echo
 }
 
