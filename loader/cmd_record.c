@@ -565,11 +565,14 @@ static int recorder_start(struct recorder *r, struct record_opts *o, int argc, c
 		.ring_bytes = o->ring_bytes,
 		.families = o->families,
 	};
+	uint64_t t0 = mono_ns(CLOCK_MONOTONIC);
 	int e;
 
 	r->cap = capture__new(&co);
 	if (!r->cap)
 		return -errno;
+	/* the delay a recorder puts before its command, nearly all the verifier */
+	dbg("BPF programs loaded and attached in %.3f s", (mono_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	r->w = trace_writer__new(r->out.fd, 0);
 	if (!r->w) {
 		err("writing %s: %s", o->out, strerror(errno));

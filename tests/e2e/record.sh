@@ -318,6 +318,16 @@ test_recorder_pace()
 	ge "events" "$(jq .events info.json)" 2000000
 }
 
+# -v says how long the programs took to load and attach: the delay the
+# recorder puts before its command.
+test_verbose_load_time()
+{
+	need_bpf
+	"$IOTRACE" -v record -o t.iot -- true 2>"$T/err" || fail "record -v exited $?"
+	grep -Eq '^iotrace: debug: BPF programs loaded and attached in [0-9]+\.[0-9]{3} s$' "$T/err" ||
+		{ cat "$T/err" >&2; fail "no load time in -v's output"; }
+}
+
 # A thread other than the main one makes calls, then execs and so takes the
 # process's pid as its tid: its calls before are under its own tid, the
 # execve and the new image's calls under the pid, with their data intact.
