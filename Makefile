@@ -3,6 +3,10 @@
 
 SHELL		:= /bin/bash
 BUILD		?= build
+# One spelling of the build directory however make is called (the bench
+# passes it absolute): -MMD names each object's dependencies under the
+# spelling it was built with, and another spelling would not see them.
+override BUILD	:= $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 CC		?= gcc
 CLANG		?= clang
 BPFTOOL		?= bpftool
