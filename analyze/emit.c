@@ -60,6 +60,7 @@ struct emit {
 	struct text *str;	 /* by interned string id, built on first use */
 	struct jw_num *nums;	 /* NUM_NR per thread */
 	struct jw_num *num;	 /* the current line's thread's */
+	struct text *host;	 /* multi-host: ,"host":"NAME" by host index */
 };
 
 /*
@@ -148,6 +149,9 @@ static void emit_free(struct emit *e)
 	}
 	for (uint32_t i = 0; e->str && i < e->an->strs.n; i++)
 		free(e->str[i].s);
+	for (size_t i = 0; e->host && i < e->an->hosts.n; i++)
+		free(e->host[i].s);
+	free(e->host);
 	free(e->call);
 	free(e->str);
 	free(e->nums);
@@ -488,6 +492,9 @@ static void put_event(struct emit *e, uint32_t id, size_t *pi)
 	jw__u64_memo(w, &e->num[NUM_PID], sc->hdr.pid);
 	jw__lit(w, ",\"tid\":");
 	jw__u64_memo(w, &e->num[NUM_TID], sc->hdr.tid);
+	/* tids are one kernel's: two hosts may both have a thread 10 */
+	if (e->host)
+		text_put(e, &e->host[an__thread(an, an->ev[id].tidx)->host]);
 	text_put(e, &ct->head);
 	sc_view__parse(&sc->hdr, &v);
 	for (unsigned int i = 0; si && !(sc->flags & IOT_SCF_NO_ENTER) && i < si->nargs; i++) {
@@ -683,6 +690,24 @@ static json_t *header_json(const struct analysis *an)
 	return h;
 }
 
+/* A multi-host file's events name their host: ,"host":"NAME" for each. */
+static int host_texts(struct emit *e)
+{
+	const struct analysis *an = e->an;
+
+	e->host = calloc(an->hosts.n + 1, sizeof(*e->host));
+	if (!e->host)
+		return -ENOMEM;
+	for (size_t k = 0; k < an->hosts.n; k++) {
+		const char *name = an__host_name(an, k);
+		int err = text_set(&e->host[k], ",\"host\":", name ? name : "", "");
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /*
  * The event lines go straight to the file's descriptor when it has one: the
  * writer's buffer is already large, and a second copy through stdio's cost
@@ -698,9 +723,12 @@ static int write_events(const struct analysis *an, FILE *f)
 	e.call = calloc(UINT16_MAX + 1, sizeof(*e.call));
 	e.str = calloc(an->strs.n + 1, sizeof(*e.str));
 	e.nums = calloc((an->threads.n + 1) * NUM_NR, sizeof(*e.nums));
-	if (!e.w || !e.call || !e.str || !e.nums) {
+	err = e.w && e.call && e.str && e.nums ? 0 : -ENOMEM;
+	if (!err && an->multi)
+		err = host_texts(&e);
+	if (err) {
 		emit_free(&e);
-		return -ENOMEM;
+		return err;
 	}
 	if (fd >= 0 && !fflush(f))
 		jw__init_fd(e.w, fd);

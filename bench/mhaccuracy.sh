@@ -151,8 +151,7 @@ record_wl() {
 	# same storage reproduces
 	jq -rs --argjson m "[$(wl_var "$wl" MEASURE "$(seq -s , 0 $(($# - 1)))" | tr ' ' ,)]" '
 		(.[0].hosts | map(.name)) as $names | ($m | map($names[.])) as $want
-		| (.[0].threads | map({key: (.tid | tostring), value: .host}) | from_entries) as $host
-		| [.[1:][] | select(.type == "event") | select($host[.tid | tostring] as $h | $want | index([$h]))]
+		| [.[1:][] | select(.type == "event") | select(.host as $h | $want | index([$h]))]
 		| ((map(.ts + .dur) | max) - (map(.ts) | min)) / 1e9' "$out/job.jsonl" >"$out/span"
 	log "$wl: recorded on $cfg, the measured hosts span $(cat "$out/span") s in the trace"
 	type "mhw_${wl}_pairs" >/dev/null 2>&1 && "mhw_${wl}_pairs" >"$out/want-pairs"

@@ -717,6 +717,7 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	json_t *tid = json_object_get(ev, "tid"), *pid = json_object_get(ev, "pid");
 	json_t *conn = json_object_get(ev, "conn");
 	struct rp_thread *t;
+	uint16_t host;
 
 	op->fd = op->fd2 = -1;
 	op->peer = -1;
@@ -733,7 +734,12 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	why = ev_times(op, ev);
 	if (why)
 		return why;
-	t = plan__thread(p, json_integer_value(tid), json_integer_value(pid));
+	/* events name their host in a multi-host file; one written before they
+	 * did matches its thread by tid alone */
+	host = RP_ANY_HOST;
+	if (p->nhosts > 1 && json_object_get(ev, "host") && parse__host(p, ev, &host))
+		return "\"host\" names no host of the file";
+	t = plan__thread(p, host, json_integer_value(tid), json_integer_value(pid));
 	op->call = plan__call_idx(p, call);
 	if (!t || op->call == RP_NONE)
 		return "out of memory";

@@ -51,17 +51,18 @@ static int load_hosts(struct rp_plan *p, json_t *h)
 	return 0;
 }
 
-/* The host a thread ran on, by name; every thread has one when there are
- * several hosts. */
-static int load_thread_host(struct rp_plan *p, struct rp_thread *t, json_t *o)
+/* The host of a thread, process or event, by name: each has one when there
+ * are several hosts; 0 when there is one. */
+int parse__host(const struct rp_plan *p, json_t *o, uint16_t *host)
 {
 	const char *name = json_string_value(json_object_get(o, "host"));
 
+	*host = 0;
 	if (p->nhosts < 2)
 		return 0;
 	for (uint32_t k = 0; name && k < p->nhosts; k++)
 		if (!strcmp(p->hosts[k], name)) {
-			t->host = k;
+			*host = k;
 			return 0;
 		}
 	return -EINVAL;
@@ -97,24 +98,20 @@ static int load_conns(struct rp_plan *p, json_t *h)
 static int load_threads(struct rp_plan *p, json_t *h)
 {
 	json_t *a = json_object_get(h, "threads"), *t;
-	struct rp_thread *th;
+	uint16_t host;
 	uint32_t n;
 	size_t i;
 
 	json_array_foreach(a, i, t) {
 		json_t *tid = json_object_get(t, "tid"), *pid = json_object_get(t, "pid");
 
-		if (!json_is_integer(tid) || !json_is_integer(pid))
+		if (!json_is_integer(tid) || !json_is_integer(pid) || parse__host(p, t, &host))
 			return -EINVAL;
 		n = p->nth;
-		th = plan__thread(p, json_integer_value(tid), json_integer_value(pid));
-		if (!th)
+		if (!plan__thread(p, host, json_integer_value(tid), json_integer_value(pid)))
 			return -ENOMEM;
-		/* tids name threads across the whole file: one listed twice may be
-		 * two hosts' threads, which the replay cannot tell apart */
+		/* one host's thread listed twice */
 		if (p->nth == n && p->nhosts > 1)
-			return -EINVAL;
-		if (load_thread_host(p, th, t))
 			return -EINVAL;
 	}
 	return 0;
@@ -127,11 +124,12 @@ static int load_procs(struct rp_plan *p, json_t *h)
 
 	json_array_foreach(a, i, o) {
 		const char *cwd = json_string_value(json_object_get(o, "cwd"));
+		uint16_t host;
 		uint32_t k;
 
-		if (!json_is_integer(json_object_get(o, "pid")))
+		if (!json_is_integer(json_object_get(o, "pid")) || parse__host(p, o, &host))
 			return -EINVAL;
-		k = plan__proc(p, json_integer_value(json_object_get(o, "pid")));
+		k = plan__proc(p, host, json_integer_value(json_object_get(o, "pid")));
 		if (k == RP_NONE)
 			return -ENOMEM;
 		p->pr[k].ppid = json_integer_value(json_object_get(o, "ppid"));

@@ -40,12 +40,17 @@ int plan__grow(void **v, size_t size, size_t n, size_t cap)
 	return 0;
 }
 
-uint32_t plan__proc(struct rp_plan *p, int32_t pid)
+static bool on_host(uint16_t have, uint16_t want)
+{
+	return want == RP_ANY_HOST || have == want;
+}
+
+uint32_t plan__proc(struct rp_plan *p, uint16_t host, int32_t pid)
 {
 	struct rp_proc *v;
 
 	for (uint32_t i = 0; i < p->npr; i++)
-		if (p->pr[i].pid == pid)
+		if (p->pr[i].pid == pid && on_host(p->pr[i].host, host))
 			return i;
 	v = realloc(p->pr, (p->npr + 1) * sizeof(*v));
 	if (!v)
@@ -53,19 +58,20 @@ uint32_t plan__proc(struct rp_plan *p, int32_t pid)
 	p->pr = v;
 	memset(&v[p->npr], 0, sizeof(*v));
 	v[p->npr].pid = pid;
+	v[p->npr].host = host == RP_ANY_HOST ? 0 : host;
 	return p->npr++;
 }
 
-struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid)
+struct rp_thread *plan__thread(struct rp_plan *p, uint16_t host, int32_t tid, int32_t pid)
 {
 	static uint32_t last;
 	struct rp_thread *v;
 
 	/* events come in runs of one thread: try the last hit first */
-	if (last < p->nth && p->th[last].tid == tid)
+	if (last < p->nth && p->th[last].tid == tid && on_host(p->th[last].host, host))
 		return &p->th[last];
 	for (uint32_t i = 0; i < p->nth; i++)
-		if (p->th[i].tid == tid)
+		if (p->th[i].tid == tid && on_host(p->th[i].host, host))
 			return &p->th[last = i];
 	if (pid < 0)
 		return NULL;
@@ -76,7 +82,8 @@ struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid)
 	v[p->nth].tid = tid;
 	v[p->nth].pid = pid;
 	v[p->nth].gate = RP_NONE;
-	v[p->nth].pidx = plan__proc(p, pid);
+	v[p->nth].host = host == RP_ANY_HOST ? 0 : host;
+	v[p->nth].pidx = plan__proc(p, host, pid);
 	return v[p->nth].pidx == RP_NONE ? NULL : &v[last = p->nth++];
 }
 

@@ -288,6 +288,7 @@ struct rp_inlisten {
 
 struct rp_proc {
 	int32_t pid, ppid;
+	uint16_t host; /* index in plan.hosts; 0 in a single-host file */
 	char *cwd;
 	struct rp_inherit *inh;
 	uint32_t ninh;
@@ -442,11 +443,17 @@ static inline const char *rp_opts__root(const struct rp_opts *o, unsigned int k)
 /* Grows *V from N to CAP elements of SIZE bytes, cache-line aligned; 0 or -ENOMEM. */
 int plan__grow(void **v, size_t size, size_t n, size_t cap);
 uint32_t plan__call_idx(struct rp_plan *p, const char *name);
-struct rp_thread *plan__thread(struct rp_plan *p, int32_t tid, int32_t pid);
-uint32_t plan__proc(struct rp_plan *p, int32_t pid);
+/* Host RP_ANY_HOST: a file whose events do not name their host (tids are
+ * one kernel's: two hosts may both have a thread 10, told apart by host). */
+#define RP_ANY_HOST UINT16_MAX
+struct rp_thread *plan__thread(struct rp_plan *p, uint16_t host, int32_t tid, int32_t pid);
+uint32_t plan__proc(struct rp_plan *p, uint16_t host, int32_t pid);
 void plan__free(struct rp_plan *p);
 /* parse.c: parse FILE into a raw plan; 0 or -errno (message already printed). */
 int parse__file(struct rp_plan *p, const char *file);
+/* The "host" of O (a thread, process or event) as an index in p->hosts; -EINVAL if unknown. */
+struct json_t;
+int parse__host(const struct rp_plan *p, struct json_t *o, uint16_t *host);
 /* event.c */
 enum rp_kind rp_kind__of(const char *call);
 /* compile.c: resolve fds, deps and sizes for the chosen order. */

@@ -348,7 +348,7 @@ static int track_making(struct rp_plan *p, uint32_t i, int32_t rfd, json_t *ev)
 
 static int track_fork(struct rp_plan *p, struct rp_op *op)
 {
-	struct rp_thread *child = plan__thread(p, op->ret, -1);
+	struct rp_thread *child = plan__thread(p, p->th[op->tidx].host, op->ret, -1);
 	struct tproc *from, *to;
 	struct rp_proc *pf, *pc;
 

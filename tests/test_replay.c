@@ -809,27 +809,52 @@ static void test_replay__dev_root_dir_listing(void)
 }
 
 /* A multi-host file: the hosts and each thread's host are read; a thread of
- * no host, a host named twice or a tid on two hosts are refused. */
+ * no host, a host named twice or a tid listed twice on one host are
+ * refused.  Two hosts may both have a thread 1: each event names its host. */
 static void test_replay__hosts(void)
 {
-#define MH_HDR(hosts, threads)                                                        \
-	"{\"type\":\"header\",\"version\":1,\"events\":2,\"hosts\":[" hosts "],"      \
-	"\"threads\":[" threads "],\"processes\":[{\"pid\":1,\"ppid\":0},{\"pid\":2," \
-	"\"ppid\":0}],\"files\":[]}\n" FUTEX(0, 1, 100, "")                           \
-		FUTEX(1, 2, 110, "{\"id\":0,\"kind\":\"data\"}")
-#define AB "{\"name\":\"a\"},{\"name\":\"b\"}"
-	static const char good[] = MH_HDR(AB, "{\"tid\":1,\"pid\":1,\"host\":\"b\"},"
-					      "{\"tid\":2,\"pid\":2,\"host\":\"a\"}");
+#define MH_HDR(hosts, threads, events)                                             \
+	"{\"type\":\"header\",\"version\":1,\"events\":2,\"hosts\":[" hosts "],"   \
+	"\"threads\":[" threads "],\"processes\":[{\"pid\":1,\"ppid\":0,\"host\":" \
+	"\"b\"},{\"pid\":2,\"ppid\":0,\"host\":\"a\"}],\"files\":[]}\n" events
+#define EVS FUTEX(0, 1, 100, "") FUTEX(1, 2, 110, "{\"id\":0,\"kind\":\"data\"}")
+#define AB  "{\"name\":\"a\"},{\"name\":\"b\"}"
+/* thread 1 of each host; b's event first, a's depends on it */
+#define HOSTEV(id, host, deps)                                                               \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":1,\"host\":\"" host "\","      \
+	"\"call\":\"futex\",\"args\":{\"uaddr\":4096,\"futex_op\":128,\"val\":0},\"ret\":0," \
+	"\"ts\":" #id "00,\"dur\":10,\"compute_ns\":0,\"deps\":[" deps "]}\n"
+	static const char good[] = MH_HDR(AB,
+					  "{\"tid\":1,\"pid\":1,\"host\":\"b\"},"
+					  "{\"tid\":2,\"pid\":2,\"host\":\"a\"}",
+					  EVS);
+	static const char same_tid[] =
+		"{\"type\":\"header\",\"version\":1,\"events\":2,\"hosts\":[" AB "],"
+		"\"threads\":[{\"tid\":1,\"pid\":1,\"host\":\"b\"},{\"tid\":1,\"pid\":1,"
+		"\"host\":\"a\"}],\"processes\":[{\"pid\":1,\"ppid\":0,\"host\":\"b\"},"
+		"{\"pid\":1,\"ppid\":0,\"host\":\"a\"}],\"files\":[]}\n" HOSTEV(1, "b", "")
+			HOSTEV(2, "a", "{\"id\":1,\"kind\":\"data\"}");
 	static const char *const bad[] = {
-		MH_HDR(AB, "{\"tid\":1,\"pid\":1,\"host\":\"b\"},{\"tid\":2,\"pid\":2}"),
-		MH_HDR(AB, "{\"tid\":1,\"pid\":1,\"host\":\"c\"},"
-			   "{\"tid\":2,\"pid\":2,\"host\":\"a\"}"),
-		MH_HDR("{\"name\":\"a\"},{\"name\":\"a\"}",
-		       "{\"tid\":1,\"pid\":1,\"host\":\"a\"},{\"tid\":2,\"pid\":2,\"host\":\"a\"}"),
+		MH_HDR(AB, "{\"tid\":1,\"pid\":1,\"host\":\"b\"},{\"tid\":2,\"pid\":2}", EVS),
 		MH_HDR(AB,
-		       "{\"tid\":1,\"pid\":1,\"host\":\"a\"},{\"tid\":1,\"pid\":2,\"host\":\"b\"}"),
+		       "{\"tid\":1,\"pid\":1,\"host\":\"c\"},"
+		       "{\"tid\":2,\"pid\":2,\"host\":\"a\"}",
+		       EVS),
+		MH_HDR("{\"name\":\"a\"},{\"name\":\"a\"}",
+		       "{\"tid\":1,\"pid\":1,\"host\":\"a\"},{\"tid\":2,\"pid\":2,\"host\":\"a\"}",
+		       EVS),
+		MH_HDR(AB,
+		       "{\"tid\":1,\"pid\":1,\"host\":\"a\"},{\"tid\":1,\"pid\":2,\"host\":\"a\"}",
+		       EVS),
+		/* an event naming a host the file does not have */
+		MH_HDR(AB,
+		       "{\"tid\":1,\"pid\":1,\"host\":\"b\"},"
+		       "{\"tid\":2,\"pid\":2,\"host\":\"a\"}",
+		       HOSTEV(0, "c", "")),
 	};
+#undef HOSTEV
 #undef AB
+#undef EVS
 #undef MH_HDR
 	struct rp_plan p;
 
@@ -842,6 +867,22 @@ static void test_replay__hosts(void)
 	/* the cross-host dep is an ordinary dep of the plan */
 	CU_ASSERT(has_dep(&p, 1, 0));
 	plan__free(&p);
+
+	CU_ASSERT_FATAL(plan_of(&p, same_tid, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL_FATAL(p.nth, 2);
+	CU_ASSERT_EQUAL_FATAL(p.npr, 2);
+	CU_ASSERT_EQUAL(p.th[0].tid, 1);
+	CU_ASSERT_EQUAL(p.th[1].tid, 1);
+	CU_ASSERT_EQUAL(p.th[0].host, 1);
+	CU_ASSERT_EQUAL(p.th[1].host, 0);
+	CU_ASSERT_EQUAL(p.pr[p.th[0].pidx].host, 1);
+	CU_ASSERT_EQUAL(p.pr[p.th[1].pidx].host, 0);
+	/* each event went to its own host's thread 1 */
+	CU_ASSERT_EQUAL(p.ops[0].tidx, 0);
+	CU_ASSERT_EQUAL(p.ops[1].tidx, 1);
+	CU_ASSERT(has_dep(&p, 1, 0));
+	plan__free(&p);
+
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CU_ASSERT(plan_of(&p, bad[i], RO_CAUSAL) != 0);
 		plan__free(&p);
@@ -872,7 +913,7 @@ static CU_TestInfo tests[] = {
 	{ "--dev-root: a directory listed where its files are", test_replay__dev_root_dir_listing },
 	{ "pipe ends from ret_fds", test_replay__pipe_ends_from_ret_fds },
 	{ "fd passed with SCM_RIGHTS", test_replay__fd_passed_with_scm_rights },
-	{ "multi-host: hosts and threads' hosts", test_replay__hosts },
+	{ "multi-host: hosts, threads' hosts, one tid on two hosts", test_replay__hosts },
 	CU_TEST_INFO_NULL,
 };
 

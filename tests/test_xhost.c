@@ -190,6 +190,17 @@ static void stream_of(struct analysis *an, uint32_t trace, uint32_t n, int64_t *
 	json_decref(e);
 }
 
+/* Whether the n-th call of pid 10 in input trace names host NAME. */
+static bool host_of(struct analysis *an, uint32_t trace, uint32_t n, const char *name)
+{
+	json_t *e = line_of(an, 1 + analysis__event_in(an, trace, 10, n));
+	const char *h = json_string_value(json_object_get(e, "host"));
+	bool ok = h && !strcmp(h, name);
+
+	json_decref(e);
+	return ok;
+}
+
 /* Every send precedes each receive that took its bytes, across the two traces, and no
  * other dep crosses; the clock of b comes back within the bounds the edges give. */
 static void test_xhost__pairs_and_offset(void)
@@ -224,6 +235,10 @@ static void test_xhost__pairs_and_offset(void)
 			"host")),
 		"alpha");
 	json_decref(h);
+	/* both hosts have a thread 10: each event says whose it is */
+	CU_ASSERT(host_of(an, 0, 1, "alpha"));
+	CU_ASSERT(host_of(an, 1, 1, "beta"));
+	CU_ASSERT(host_of(an, 1, 3, "beta"));
 	stream_of(an, 1, 2, &off, &res); /* the second read: from byte 200, past the wrap */
 	CU_ASSERT(off == 200 && res == 300);
 	stream_of(an, 0, 2, &off, &res);
