@@ -638,10 +638,10 @@ static int exec_buffers(struct rp_plan *p, uint64_t *lag)
 			return -ENOMEM;
 		if (t->remote)
 			continue; /* another rank's: no call of it is made here */
-		if (posix_memalign(&t->buf, 4096, t->bufsz))
+		/* touched now, so page faults are not charged to the first calls */
+		t->buf = iobuf__alloc(t->bufsz);
+		if (!t->buf)
 			return -ENOMEM;
-		/* touch now, so page faults are not charged to the first calls */
-		memset(t->buf, 'r', t->bufsz);
 	}
 	return 0;
 }

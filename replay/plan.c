@@ -97,7 +97,7 @@ void plan__free(struct rp_plan *p)
 	}
 	for (uint32_t t = 0; t < p->nth; t++) {
 		free(p->th[t].ops);
-		free(p->th[t].buf);
+		iobuf__free(p->th[t].buf, p->th[t].bufsz);
 		free(p->th[t].skipped);
 	}
 	for (uint32_t i = 0; i < p->npr; i++) {

@@ -555,6 +555,14 @@ int mhost__report(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r);
 void mhost__end(void);
 void mhost__fail(void);
 
+/* iobuf.c: a thread's I/O buffer of LEN bytes, filled, whose pages are not
+ * physically contiguous (NULL if out of memory), and its release. */
+void *iobuf__alloc(size_t len);
+void iobuf__free(void *buf, size_t len);
+/* Physically contiguous runs of pages in BUF; 0 when the frames cannot be
+ * read (not CAP_SYS_ADMIN). */
+size_t iobuf__runs(const void *buf, size_t len);
+
 /* settle.c: syncfs every root, wait until --root's device is quiet */
 int settle__run(const struct rp_opts *o, struct rp_run *r);
 

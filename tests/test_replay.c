@@ -893,6 +893,23 @@ static void test_replay__hosts(void)
 	plan__free(&p);
 }
 
+/* A thread's I/O buffer: filled, and no page physically after the one before
+ * it (the frames are read from /proc/self/pagemap: the tests run as root). */
+static void test_replay__iobuf_scattered(void)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), sizes[] = { 1, 4096, 73728, 1 << 20 };
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t len = sizes[k], n = (len + pg - 1) / pg;
+		char *b = iobuf__alloc(len);
+
+		CU_ASSERT_FATAL(b != NULL);
+		CU_ASSERT(b[0] == 'r' && b[len - 1] == 'r' && b[n * pg - 1] == 'r');
+		CU_ASSERT_EQUAL(iobuf__runs(b, len), n);
+		iobuf__free(b, len);
+	}
+}
+
 static CU_TestInfo tests[] = {
 	{ "causal deps become op indexes", test_replay__causal_deps },
 	{ "orders none and temporal", test_replay__order_none_and_temporal },
@@ -914,6 +931,7 @@ static CU_TestInfo tests[] = {
 	{ "pipe ends from ret_fds", test_replay__pipe_ends_from_ret_fds },
 	{ "fd passed with SCM_RIGHTS", test_replay__fd_passed_with_scm_rights },
 	{ "multi-host: hosts, threads' hosts, one tid on two hosts", test_replay__hosts },
+	{ "I/O buffers: no two pages physically in a run", test_replay__iobuf_scattered },
 	CU_TEST_INFO_NULL,
 };
 
