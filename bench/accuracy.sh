@@ -280,7 +280,7 @@ timeline() {
 		"$TMP/tl.tsv" >"$TMP/tl-replay.dat" 2>"$TMP/tl-orig.dat"
 }
 
-gcc -O2 -pthread "$ROOT/bench/work.c" -o "$TMP/work"
+gcc -O2 -pthread -I"$ROOT" "$ROOT/bench/work.c" "$ROOT/replay/iobuf.c" -o "$TMP/work"
 need sqlite3 sqlite3
 [ -f /usr/include/sqlite3.h ] || need /usr/include/sqlite3.h libsqlite3-dev
 gcc -O2 "$ROOT/bench/sqlite_ins.c" -lsqlite3 -o "$TMP/sqlite_ins"
