@@ -111,6 +111,7 @@ struct an_input {
 	int64_t residual;	/* half the width of the offset's bounds; -1 unbounded */
 	int64_t rt_offset;	/* CLOCK_REALTIME minus CLOCK_MONOTONIC, from its CLOCK records */
 	uint64_t compute_floor; /* its META's: each recorder measured its own */
+	uint64_t compute_floor_switch; /* its FLOOR's, 0: none */
 	bool have_rt;
 	uint8_t clock_src;    /* enum cf_src */
 	uint64_t first, last; /* its first call's enter and last call's end, own clock */
@@ -145,10 +146,12 @@ struct analysis {
 	struct htab tid_idx, pid_idx, file_idx;
 	uint32_t last_tid, last_tidx; /* the load's last thread: records come in runs */
 	struct strtab strs;
-	uint64_t t0;		/* trace start, CLOCK_MONOTONIC */
-	uint64_t compute_floor; /* META's compute_floor_ns: taken off on-CPU compute */
-	uint32_t families;	/* call families recorded (IOT_REC_CALLS), 0: all */
-	uint64_t lost_events;	/* loss counters of the stats record plus seq gaps */
+	uint64_t t0;		       /* trace start, CLOCK_MONOTONIC */
+	uint64_t compute_floor;	       /* META's compute_floor_ns: taken off on-CPU compute */
+	uint64_t compute_floor_switch; /* FLOOR's switch_ns, 0: none: taken off the
+					* compute after a call switched out in */
+	uint32_t families;	       /* call families recorded (IOT_REC_CALLS), 0: all */
+	uint64_t lost_events;	       /* loss counters of the stats record plus seq gaps */
 	uint64_t seq_gaps;
 	uint64_t loss[IOT_LOSS_NR];
 	bool have_stats;
@@ -209,7 +212,9 @@ uint32_t an__host_add(struct analysis *an, uint32_t name, uint32_t input);
 const char *an__host_name(const struct analysis *an, uint32_t host);
 /* The kernel call id ran on, 0 outside a job: fds, pipes and files are its own. */
 uint32_t an__kernel_of(const struct analysis *an, uint32_t id);
-/* The compute floor of the recording of call id. */
+/* The compute floor of call id's recording that applies to its compute: the
+ * one after a switch when the thread's call before it was switched out in
+ * (and the recording measured that), else the plain one. */
 uint64_t an__floor_of(const struct analysis *an, uint32_t id);
 /* Input and host of call id. */
 uint32_t an__trace_of(const struct analysis *an, uint32_t id);

@@ -677,6 +677,7 @@ static json_t *header_json(const struct analysis *an)
 		json_object_set_new(h, "truncated", json_string(analysis__cut(an)));
 	json_object_set_new(h, "duration_ns", json_integer(analysis__duration(an)));
 	json_object_set_new(h, "compute_floor_ns", json_integer(an->compute_floor));
+	json_object_set_new(h, "compute_floor_switch_ns", json_integer(an->compute_floor_switch));
 	if (an->families && (an->families & IOT_FAM_ALL) != IOT_FAM_ALL) {
 		char out[64];
 

@@ -125,7 +125,7 @@ static int input_load(struct analysis *an, const char *path, uint32_t k)
 	an->cur_trace = k;
 	an->cur_host = in->host;
 	memset(an->loss, 0, sizeof(an->loss));
-	an->compute_floor = 0;
+	an->compute_floor = an->compute_floor_switch = 0;
 	err = an__load_input(an, path, NULL, 0);
 	if (err)
 		return err;
@@ -134,6 +134,7 @@ static int input_load(struct analysis *an, const char *path, uint32_t k)
 	in->side1 = an->side.n;
 	in->page1 = an->pages.n;
 	in->compute_floor = an->compute_floor;
+	in->compute_floor_switch = an->compute_floor_switch;
 	if (an->read_error) {
 		err("%s: %s", path, an->read_error);
 		return -EBADMSG;
@@ -316,7 +317,9 @@ int an__hosts_load(struct analysis *an, const char *const *paths, uint32_t n)
 		return err;
 	sum_losses(an);
 	find_kernels(an);
-	an->compute_floor = input_at(an, 0)->compute_floor; /* the header's: the reference's */
+	/* the header's: the reference's */
+	an->compute_floor = input_at(an, 0)->compute_floor;
+	an->compute_floor_switch = input_at(an, 0)->compute_floor_switch;
 	err = apply_shifts(an) ?: check_same_host(an) ?: an__xhost_match(an);
 	if (err)
 		return err;
@@ -349,6 +352,7 @@ static json_t *host_json(const struct analysis *an, uint32_t h)
 	if (in->shift)
 		json_object_set_new(o, "clock_shift_ns", json_integer(in->shift));
 	json_object_set_new(o, "compute_floor_ns", json_integer(in->compute_floor));
+	json_object_set_new(o, "compute_floor_switch_ns", json_integer(in->compute_floor_switch));
 	json_object_set_new(o, "clock_source", json_string(clock_src_name(in->clock_src)));
 	return o;
 }

@@ -365,6 +365,10 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 		if (h->size >= sizeof(struct iot_meta))
 			an->compute_floor = ((const struct iot_meta *)h)->compute_floor_ns;
 		return 0;
+	case IOT_REC_FLOOR:
+		if (h->size >= sizeof(struct iot_floor))
+			an->compute_floor_switch = ((const struct iot_floor *)h)->switch_ns;
+		return 0;
 	case IOT_REC_PROC:
 		return add_proc(an, h);
 	case IOT_REC_THREAD:

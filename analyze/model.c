@@ -106,9 +106,19 @@ uint32_t an__kernel_of(const struct analysis *an, uint32_t id)
 
 uint64_t an__floor_of(const struct analysis *an, uint32_t id)
 {
-	if (!an->multi)
-		return an->compute_floor;
-	return ((struct an_input *)an_vec__at(&an->inputs, an__trace_of(an, id)))->compute_floor;
+	const struct an_event *e = &an->ev[id];
+	const struct an_thread *t = an__thread(an, e->tidx);
+	uint64_t floor = an->compute_floor, after_switch = an->compute_floor_switch;
+
+	if (an->multi) {
+		const struct an_input *in = an_vec__at(&an->inputs, t->trace);
+
+		floor = in->compute_floor;
+		after_switch = in->compute_floor_switch;
+	}
+	if (after_switch && e->pos && an__rec(an, t->ev[e->pos - 1])->offcpu_ns)
+		return after_switch;
+	return floor;
 }
 
 uint32_t an__host_of(const struct analysis *an, uint32_t id)

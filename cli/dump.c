@@ -168,13 +168,13 @@ static const char *const type_names[] = {
 
 static const char *type_name(unsigned int type)
 {
-	static const char *const user[] = { "meta",    "proc",	"thread", "fdsnap",
-					    "mapsnap", "stats", "target", "seqend",
-					    "link",    "host",	"clock",  "calls" };
+	static const char *const user[] = { "meta",  "proc",   "thread", "fdsnap", "mapsnap",
+					    "stats", "target", "seqend", "link",   "host",
+					    "clock", "calls",  "floor" };
 
 	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
 		return type_names[type];
-	if (type >= IOT_REC_META && type <= IOT_REC_CALLS)
+	if (type >= IOT_REC_META && type <= IOT_REC_FLOOR)
 		return user[type - IOT_REC_META];
 	return "unknown";
 }
@@ -233,6 +233,9 @@ static json_t *fields_json(const struct iot_hdr *h)
 		syscall__format_families(((const struct iot_calls *)h)->families, fam, sizeof(fam));
 		return json_pack("{s:s}", "families", fam);
 	}
+	case IOT_REC_FLOOR:
+		return json_pack("{s:I}", "switch_ns",
+				 (json_int_t)((const struct iot_floor *)h)->switch_ns);
 	case IOT_REC_HOST: {
 		const struct iot_host *o = (const void *)h;
 		const char *s[3] = { "", "", "" };

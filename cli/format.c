@@ -371,6 +371,10 @@ void format__other(FILE *f, const struct iot_hdr *h)
 		fprintf(f, "# recorded only the calls of %s (--calls)", fam);
 		break;
 	}
+	case IOT_REC_FLOOR:
+		fprintf(f, "# compute floor after a switch: %u ns",
+			((const struct iot_floor *)h)->switch_ns);
+		break;
 	case IOT_REC_HOST:
 		rec__strings(h, sizeof(struct iot_host), ((const struct iot_host *)h)->nstr, s, 3);
 		fprintf(f, "# host %s boot_id %s machine_id %s netns %u", s[0], s[1], s[2],

@@ -32,7 +32,8 @@ struct info {
 	struct iot_stats stats;
 	const char *meta[3];
 	struct iot_meta meta_hdr;
-	uint32_t families; /* IOT_REC_CALLS's, or all */
+	uint32_t families;     /* IOT_REC_CALLS's, or all */
+	uint32_t floor_switch; /* IOT_REC_FLOOR's, 0: none */
 	char meta_buf[IOT_REC_MAX];
 	const char *host[3]; /* host name, boot id, machine id */
 	struct iot_host host_hdr;
@@ -213,6 +214,10 @@ static void note_user(struct info *in, const struct iot_hdr *h)
 		if (h->size >= sizeof(struct iot_calls))
 			in->families = ((const struct iot_calls *)h)->families;
 		break;
+	case IOT_REC_FLOOR:
+		if (h->size >= sizeof(struct iot_floor))
+			in->floor_switch = ((const struct iot_floor *)h)->switch_ns;
+		break;
 	case IOT_REC_SEQEND:
 		note_seqend(in, h);
 		break;
@@ -346,6 +351,7 @@ static void add_extras(json_t *o, const struct info *in, const char *path)
 		if (in->meta[i])
 			json_object_set_new(o, keys[i], json_string(in->meta[i]));
 	json_object_set_new(o, "compute_floor_ns", json_integer(in->meta_hdr.compute_floor_ns));
+	json_object_set_new(o, "compute_floor_switch_ns", json_integer(in->floor_switch));
 	add_host(o, in);
 	add_clocks(o, in);
 }

@@ -55,6 +55,7 @@ enum iot_rec_type {
 	IOT_REC_CLOCK		= 74,	/* struct iot_clock: a CLOCK_MONOTONIC/REALTIME pair */
 	IOT_REC_CALLS		= 75,	/* struct iot_calls: the call families recorded, when
 					 * not all (record --calls) */
+	IOT_REC_FLOOR		= 76,	/* struct iot_floor: the compute floor after a switch */
 };
 
 /* Every record starts with this. */
@@ -408,6 +409,20 @@ struct iot_calls {
 	__u32 pad;
 };
 
+/*
+ * META's compute floor again, for a call that follows one the thread was
+ * switched out in (it blocked, or was preempted): the return to user after a
+ * switch does more (rseq, a CPU woken from idle), and a replay that blocks
+ * in its own call pays that again.  Written after META, HOST, the start
+ * CLOCK and CALLS when the calibration measured it.
+ */
+struct iot_floor {
+	struct iot_hdr hdr;
+	__u32 switch_ns;	/* median on-CPU ns from such a call's return to the
+				 * next call's enter, nothing done between */
+	__u32 pad;
+};
+
 enum iot_target_reason {
 	IOT_TARGET_PID		= 1,	/* named with -p */
 	IOT_TARGET_CHILD	= 2,	/* a descendant found at attach */
@@ -495,6 +510,7 @@ _Static_assert(sizeof(struct iot_host) == 32, "iot_host ABI");
 _Static_assert(sizeof(struct iot_clock) == 40, "iot_clock ABI");
 _Static_assert(sizeof(struct iot_seqend) == 32, "iot_seqend ABI");
 _Static_assert(sizeof(struct iot_calls) == 32, "iot_calls ABI");
+_Static_assert(sizeof(struct iot_floor) == 32, "iot_floor ABI");
 _Static_assert(sizeof(struct iot_proc) == 32, "iot_proc ABI");
 _Static_assert(sizeof(struct iot_fdsnap) == 72, "iot_fdsnap ABI");
 _Static_assert(sizeof(struct iot_mapsnap) == 72, "iot_mapsnap ABI");

@@ -233,6 +233,8 @@ size_t rec__min_size(unsigned int type)
 		return sizeof(struct iot_clock);
 	case IOT_REC_CALLS:
 		return sizeof(struct iot_calls);
+	case IOT_REC_FLOOR:
+		return sizeof(struct iot_floor);
 	default:
 		return 0;
 	}

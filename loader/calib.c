@@ -7,6 +7,12 @@
  * recording, before any target runs, by a child that makes CALIB_CALLS
  * zero-byte preads of /dev/null in a tight loop while traced; its records
  * never reach the trace.
+ *
+ * After a call the thread was switched out in, the return to user does more
+ * (rseq's update, a CPU back from idle), and a replay that blocks in its own
+ * call pays that again too: the child then sleeps CALIB_SWITCHES times, a
+ * zero-byte pread after each, and the preads that follow a sleep it left the
+ * CPU in give the floor after a switch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
@@ -23,7 +30,9 @@
 #include "loader/bpfsetup.h"
 #include "loader/calib.h"
 
-#define CALIB_CALLS 2000
+#define CALIB_CALLS    2000
+#define CALIB_SWITCHES 500
+#define CALIB_SLEEP_NS 20000 /* long enough that the CPU idles */
 
 /* Says it is ready, then waits for the go without a traced call (none may
  * be in progress when it enters the filter), makes the calls and leaves. */
@@ -37,7 +46,13 @@ static void calib_child(int *flag)
 		sched_yield();
 	for (int i = 0; fd >= 0 && i < CALIB_CALLS; i++)
 		if (pread(fd, &b, 0, 0) < 0)
-			break;
+			_exit(1);
+	for (int i = 0; fd >= 0 && i < CALIB_SWITCHES; i++) {
+		struct timespec ts = { .tv_nsec = CALIB_SLEEP_NS };
+
+		if (nanosleep(&ts, NULL) < 0 || pread(fd, &b, 0, 0) < 0)
+			_exit(1);
+	}
 	_exit(0);
 }
 
@@ -53,7 +68,8 @@ int calib__run(struct calib *k, struct capture *cap)
 	if (flag == MAP_FAILED)
 		return -errno;
 	k->cpu = calloc(CALIB_CALLS, sizeof(*k->cpu));
-	if (!k->cpu) {
+	k->sw = calloc(CALIB_SWITCHES, sizeof(*k->sw));
+	if (!k->cpu || !k->sw) {
 		e = -ENOMEM;
 		goto out_unmap;
 	}
@@ -82,26 +98,45 @@ bool calib__take(struct calib *k, const struct iot_hdr *h)
 
 	if (!k->pid || h->pid != (uint32_t)k->pid)
 		return false;
-	if (h->type == IOT_REC_SYSCALL && h->size >= sizeof(*sc) && sc->nr == SYS_pread64 &&
-	    !(sc->flags & (IOT_SCF_NO_CPU | IOT_SCF_NO_ENTER)) && k->n < CALIB_CALLS)
-		k->cpu[k->n++] = sc->cpu_ns;
+	if (h->type != IOT_REC_SYSCALL || h->size < sizeof(*sc))
+		return true;
+	if (sc->nr == SYS_pread64 && !(sc->flags & (IOT_SCF_NO_CPU | IOT_SCF_NO_ENTER))) {
+		if (!k->switched && k->n < CALIB_CALLS)
+			k->cpu[k->n++] = sc->cpu_ns;
+		else if (k->switched && k->nsw < CALIB_SWITCHES)
+			k->sw[k->nsw++] = sc->cpu_ns;
+	}
+	/* the records of the child's one thread come in its order */
+	k->switched = sc->offcpu_ns > 0;
 	return true;
+}
+
+/* The median of n samples, 0 when fewer than want / 2 (too few to trust:
+ * no correction). */
+static uint32_t calib_median(uint64_t *v, uint32_t n, uint32_t want)
+{
+	uint64_t m;
+
+	if (n < want / 2)
+		return 0;
+	stats__sort(v, n);
+	m = v[n / 2];
+	return m > UINT32_MAX ? 0 : m;
 }
 
 uint32_t calib__floor_ns(struct calib *k)
 {
-	uint64_t m;
+	return calib_median(k->cpu, k->n, CALIB_CALLS);
+}
 
-	/* too few calls seen to trust a median: no correction */
-	if (k->n < CALIB_CALLS / 2)
-		return 0;
-	stats__sort(k->cpu, k->n);
-	m = k->cpu[k->n / 2];
-	return m > UINT32_MAX ? 0 : m;
+uint32_t calib__floor_switch_ns(struct calib *k)
+{
+	return calib_median(k->sw, k->nsw, CALIB_SWITCHES);
 }
 
 void calib__free(struct calib *k)
 {
 	free(k->cpu);
-	k->cpu = NULL;
+	free(k->sw);
+	k->cpu = k->sw = NULL;
 }

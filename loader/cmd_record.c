@@ -142,6 +142,20 @@ static int write_calls(struct recorder *r, const struct record_opts *o)
 	return append(r, &c.hdr);
 }
 
+/* The compute floor after a switch, when the calibration measured it: after
+ * CALLS, so readers find it with what precedes the first event. */
+static int write_floor(struct recorder *r)
+{
+	struct iot_floor f = {
+		.hdr = { .ts = r->start_ns, .type = IOT_REC_FLOOR, .size = sizeof(f) },
+		.switch_ns = calib__floor_switch_ns(&r->calib),
+	};
+
+	if (!f.switch_ns)
+		return 0;
+	return append(r, &f.hdr);
+}
+
 /* After META: which machine this is, and where its clock stood at the start. */
 static int write_host(struct recorder *r)
 {
@@ -588,9 +602,12 @@ static int recorder_start(struct recorder *r, struct record_opts *o, int argc, c
 	if (e)
 		dbg("compute floor not measured: %s", strerror(-e));
 	ring_buffer__consume(r->rb);
+	if (!e)
+		dbg("compute floor %u ns, %u ns after a switch", calib__floor_ns(&r->calib),
+		    calib__floor_switch_ns(&r->calib));
 	capture__loss(r->cap, r->loss_base);
 	r->start_ns = mono_ns(CLOCK_MONOTONIC);
-	if (write_meta(r, o, argc, argv) || write_host(r) || write_calls(r, o))
+	if (write_meta(r, o, argc, argv) || write_host(r) || write_calls(r, o) || write_floor(r))
 		return r->write_err;
 	/* loading takes a while: a Ctrl-C meanwhile means do not start at all */
 	if (stop_requested) {

@@ -986,6 +986,40 @@ static void test_analyze__compute_floor(void)
 	tb_free(&b);
 }
 
+/* After a call the thread was switched out in, the floor after a switch
+ * (FLOOR) comes off instead; without a FLOOR record, the plain one. */
+static void test_analyze__compute_floor_after_switch(void)
+{
+	struct iot_meta m = { .hdr = { .ts = 1, .type = IOT_REC_META, .size = sizeof(m) },
+			      .compute_floor_ns = 300 };
+	struct iot_floor f = { .hdr = { .ts = 1, .type = IOT_REC_FLOOR, .size = sizeof(f) },
+			       .switch_ns = 900 };
+	uint64_t c[4];
+	char src[4][8];
+	struct tb b;
+
+	for (int with_floor = 0; with_floor < 2; with_floor++) {
+		tb_init(&b);
+		put(&b, &m.hdr);
+		if (with_floor)
+			put(&b, &f.hdr);
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_read, .ts = 10, .dur = 500, .offcpu = 400,
+		   .flags = IOT_SCF_NO_CPU);
+		/* after the switched-out read */
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 2000, .dur = 5, .cpu = 1000);
+		/* after a call that stayed on the CPU */
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 3000, .dur = 5, .cpu = 1000);
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 4000, .dur = 5, .cpu = 100);
+		CU_ASSERT_FATAL(tb_run(&b, 0) != NULL);
+		event_compute(&b, c, 4, src);
+		CU_ASSERT_EQUAL(c[1], with_floor ? 100 : 700);
+		CU_ASSERT_STRING_EQUAL(src[1], "oncpu");
+		CU_ASSERT_EQUAL(c[2], 700);
+		CU_ASSERT_EQUAL(c[3], 0);
+		tb_free(&b);
+	}
+}
+
 /* A short gap after a poll that found nothing without waiting is a busy
  * wait's turn: 0, "spin"; after a poll that waited, or a long one, compute. */
 static void test_analyze__spin_after_empty_poll(void)
@@ -1045,6 +1079,7 @@ static CU_TestInfo tests[] = {
 	{ "transitive reduction", test_analyze__transitive_reduction },
 	{ "initial state from names", test_analyze__initial_state_from_names },
 	{ "compute floor taken off on-CPU compute", test_analyze__compute_floor },
+	{ "compute floor after a switch", test_analyze__compute_floor_after_switch },
 	{ "sort: stable, any span", test_analyze__sort_stable },
 	{ "enter order and its ties", test_analyze__enter_order },
 	{ "json writer: remembered numbers, escapes", test_analyze__jw_memo },

@@ -80,7 +80,8 @@ test_batched_records_drained()
 
 # The compute floor is measured at start by a calibration child whose records
 # stay out of the trace: one process, no call of another pid, no loss, and
-# the floor reaches analyze's header, which takes it off on-CPU compute.
+# the floor reaches analyze's header, which takes it off on-CPU compute; so
+# does the floor after a switch, from the child's sleeps.
 test_compute_floor()
 {
 	need_bpf
@@ -96,8 +97,16 @@ test_compute_floor()
 	# -- CMD: the only call that can be in progress at the attach is the child's wait
 	[ "$(jq .loss.exit_without_enter info.json)" -le 1 ] || fail "calls in progress: $(jq .loss info.json)"
 	eq "pids" "$(q t.iot '[.[] | select(.type == "syscall") | .pid] | unique | length')" 1
+	# and after a switch: its own sleeps' preads, the child's pid nowhere either
+	local after
+	after=$(jq .compute_floor_switch_ns info.json)
+	ge "floor after a switch" "$after" 1
+	[ "$after" -lt 1000000 ] || fail "floor after a switch $after ns is not a return's cost"
+	eq "no nanosleep in the trace" \
+		"$(q t.iot '[.[] | select(.type == "syscall" and .call == "nanosleep")] | length')" 0
 	"$IOTRACE" analyze t.iot -o t.jsonl || fail "analyze exited $?"
 	eq "header floor" "$(head -1 t.jsonl | jq .compute_floor_ns)" "$floor"
+	eq "header floor after a switch" "$(head -1 t.jsonl | jq .compute_floor_switch_ns)" "$after"
 }
 
 # Path strings: both names of rename and symlink, readlink's result.
