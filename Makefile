@@ -188,8 +188,10 @@ demo: deps
 
 # The benchmark's floor: empty programs on iotrace's tracepoints, and the
 # small loader that holds them attached during a run (bench/run.sh); the
-# fixed-rate load generator of bench/cost.sh, which an e2e test checks.
-BENCH_TOOLS	:= $(BUILD)/bench/floor.bpf.o $(BUILD)/bench/floor_load $(BUILD)/bench/loadgen
+# fixed-rate load generator of bench/cost.sh, which an e2e test checks; and
+# dioruns, run by hand, for what a direct read's buffer layout costs.
+BENCH_TOOLS	:= $(BUILD)/bench/floor.bpf.o $(BUILD)/bench/floor_load $(BUILD)/bench/loadgen \
+		   $(BUILD)/bench/dioruns
 
 $(BUILD)/bench/floor.bpf.o: bench/floor.bpf.c $(BUILD)/vmlinux.h
 	$(Q)mkdir -p $(@D)
@@ -205,6 +207,11 @@ $(BUILD)/bench/loadgen: bench/loadgen.c
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS)
+
+$(BUILD)/bench/dioruns: bench/dioruns.c replay/iobuf.c
+	$(Q)mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@ $(LDFLAGS)
 
 # Each part rewrites its own sections of docs/BENCHMARKS.md (and accuracy.sh
 # the plots docs/*.png). They need root: loop devices, mounts, cgroup v1
