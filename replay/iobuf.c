@@ -5,8 +5,8 @@
  *
  * A direct I/O request carries a segment for every physically contiguous run
  * of its buffer, and storage that pays per segment (virtio-blk under this
- * project's VMs) serves the same 64 KiB O_DIRECT read in about half the time
- * into one run as into 16 pages (docs/BENCHMARKS.md).  Whether a process's
+ * project's VMs) serves the same 64 KiB O_DIRECT read faster into one run than
+ * into 16 pages (docs/BENCHMARKS.md, bench/dioruns.c).  Whether a process's
  * freshly touched pages come out in runs depends on the page allocator's
  * state at that moment, so a replay left to it was fast or not by luck, for
  * minutes at a time.  A long-running service's heap pages are scattered; so
