@@ -110,8 +110,10 @@ int main(int argc, char **argv)
 	fd = open(argv[optind], O_RDONLY | O_DIRECT);
 	if (fd < 0 || fstat(fd, &st))
 		die(argv[optind]);
-	if (st.st_size < (off_t)len)
-		die("file shorter than one read");
+	if (st.st_size < (off_t)len) {
+		fprintf(stderr, "dioruns: %s is shorter than one read\n", argv[optind]);
+		return 1;
+	}
 	a = one_run(len);
 	b = iobuf__alloc(len);
 	if (!b)
