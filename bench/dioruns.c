@@ -89,6 +89,7 @@ int main(int argc, char **argv)
 	long n = 500, rounds = 10;
 	unsigned int seed = 1;
 	struct stat st;
+	off_t nchunks;
 	double *one, *sc, *ratio;
 	char *a, *b;
 	int fd, c;
@@ -114,6 +115,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dioruns: %s is shorter than one read\n", argv[optind]);
 		return 1;
 	}
+	nchunks = st.st_size / (off_t)len;
 	a = one_run(len);
 	b = iobuf__alloc(len);
 	if (!b)
@@ -128,11 +130,11 @@ int main(int argc, char **argv)
 	for (long r = 0; r < rounds; r++) {
 		/* alternate which goes first: the storage drifts */
 		if (r % 2) {
-			sc[r] = reads(fd, b, len, st.st_size / len, n, &seed);
-			one[r] = reads(fd, a, len, st.st_size / len, n, &seed);
+			sc[r] = reads(fd, b, len, nchunks, n, &seed);
+			one[r] = reads(fd, a, len, nchunks, n, &seed);
 		} else {
-			one[r] = reads(fd, a, len, st.st_size / len, n, &seed);
-			sc[r] = reads(fd, b, len, st.st_size / len, n, &seed);
+			one[r] = reads(fd, a, len, nchunks, n, &seed);
+			sc[r] = reads(fd, b, len, nchunks, n, &seed);
 		}
 		ratio[r] = sc[r] / one[r];
 		printf("round %ld: one-run %.1f us, scattered %.1f us, ratio %.3f\n", r, one[r],

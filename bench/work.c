@@ -63,8 +63,8 @@ static int open_own(long k, int flags)
  * A filled, page-aligned buffer whose pages are not physically contiguous,
  * as the replay's are (replay/iobuf.c): a direct read's time on the VMs'
  * storage depends on how many runs of pages its buffer is in
- * (docs/BENCHMARKS.md), and the page allocator's luck at the start of a run must not
- * decide a row of the accuracy table.
+ * (docs/BENCHMARKS.md), and the page allocator's luck at the start of a run
+ * must not decide a row of the accuracy table.
  */
 static void *aligned(size_t len)
 {
