@@ -4,7 +4,8 @@
 # bench/cost.sh [--quick]: the capture cost as production sees it (issue 22).
 #  1. ns a traced call above the floor, per call family (bench/callbench.c:
 #     pread, pwrite, send/recv, epoll_wait, futex), untraced, under the
-#     floor (bench/floor.bpf.c) and recorded by iotrace;
+#     floor (bench/floor.bpf.c), under the least a tracer that times each
+#     call pays (the floor's clock and record pairs) and recorded by iotrace;
 #  2. ns a syscall and a context switch of untraced tasks while iotrace
 #     records another (idle) process, above the floor;
 #  3. redis (redis-benchmark, and -P 16), nginx (wrk, keep-alive) and
@@ -30,7 +31,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 case ${1:-} in
 '' | --quick) ;;
--h | --help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "usage: bench/cost.sh [--quick]" >&2; exit 2 ;;
 esac
 bench_env "$@"
@@ -44,7 +45,8 @@ else
 fi
 FAMILIES=(pread pwrite sendrecv epoll futex)
 OTHER_MODES=(null ctxsw)
-CFGS=(untraced floor-sys floor-all iotrace iotrace-other)
+CFGS=(untraced floor-sys floor-all floor-clock floor-rec iotrace iotrace-other stats-floor
+	stats-iotrace)
 LIMIT=120 # seconds any one run may take
 
 TMP=$(mktemp -d /tmp/iotrace-cost.XXXXXX)
@@ -54,9 +56,11 @@ R=$TMP/results.tsv
 STOPS=() # commands that stop what this run started
 NOTES=()
 
+STATS_WAS=
 cleanup() {
 	local rc=$? s p
 	trap - EXIT INT TERM
+	[ -z "$STATS_WAS" ] || echo "$STATS_WAS" >/proc/sys/kernel/bpf_stats_enabled
 	for s in "${STOPS[@]}"; do eval "$s" >/dev/null 2>&1 || true; done
 	for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
@@ -174,6 +178,35 @@ rec_start_time() {
 	put rec-start iotrace "$1" wall_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')"
 }
 
+# sched_runs PID: runs and ns of the scheduler programs PID holds (bpf_stats).
+sched_runs() {
+	prog_runs "$1" | awk '$2 ~ /switch|waking/ { n += $3; t += $4 } END { print n + 0, t + 0 }'
+}
+
+# stats_run CFG ROUND: the ctxsw hops with the kernel timing each run of the
+# scheduler programs of the floor (stats-floor) or of a recorder of another
+# process (stats-iotrace): ns of those programs a hop, free of the hop's own
+# noise.  bpf_stats' clock reads are in both, so their difference is not.
+stats_run() {
+	local pid a b rc=0
+	if [ "$1" = stats-floor ]; then
+		floor_start all && pid=$FLOOR_PID
+	else
+		rec_start "$TMP/other.iot" -p "$IDLE_PID" && pid=$REC_PID
+	fi
+	[ -n "${pid:-}" ] || return 1
+	STATS_WAS=${STATS_WAS:-$(cat /proc/sys/kernel/bpf_stats_enabled)}
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	a=$(sched_runs "$pid")
+	timeout --kill-after=5 "$LIMIT" bash "$TMP/batch.sh" ctxsw >"$TMP/stats.out" || rc=$?
+	b=$(sched_runs "$pid")
+	echo "$STATS_WAS" >/proc/sys/kernel/bpf_stats_enabled
+	if [ "$1" = stats-floor ]; then floor_stop; else rec_stop; fi
+	[ $rc = 0 ] || return $rc
+	put cb-ctxsw "$1" "$2" sched_ns "$(awk -v a="$a" -v b="$b" '{ sub(/calls=/, "", $2)
+		split(a, x, " "); split(b, y, " "); print (y[2] - x[2]) / $2 }' "$TMP/stats.out")"
+}
+
 # micro_run CFG ROUND: the modes that CFG measures, one batch.
 micro_run() {
 	local cfg=$1 out=$TMP/cb.out rc=0 modes=("${FAMILIES[@]}" "${OTHER_MODES[@]}")
@@ -182,7 +215,16 @@ micro_run() {
 	case $cfg in
 	untraced) "${B[@]}" "${modes[@]}" >"$out" || rc=$? ;;
 	floor-*)
-		if floor_start "$([ "$cfg" = floor-sys ] && echo syscalls || echo all)"; then
+		local set=${cfg#floor-}
+		case $set in
+		sys) set=syscalls ;;
+		rec) set=record ;;
+		clock) ;;
+		*) set=all ;;
+		esac
+		# the timing pairs are a floor for the traced families only
+		[ "$set" = clock ] || [ "$set" = record ] && modes=("${FAMILIES[@]}")
+		if floor_start "$set"; then
 			"${B[@]}" "${modes[@]}" >"$out" || rc=$?
 			floor_stop
 		else
@@ -205,6 +247,7 @@ micro_run() {
 			rc=1
 		fi
 		;;
+	stats-*) stats_run "$cfg" "$2" || rc=$? ;;
 	esac
 	[ $rc = 0 ] || log "microbenchmarks under $cfg, round $2, failed ($rc): $(tail -c 300 "$TMP/rec.err" "$TMP/floor.err" 2>/dev/null | tr '\n' ' ')"
 	batch_put "$cfg" "$2" "$out"
@@ -473,6 +516,22 @@ micro_tables() {
 			"$(fmt 0 "$(per_round "cb-$m" iotrace floor-all wall_ns -)")"
 	done
 	echo
+	echo "#### The least a tracer that times each call pays: ns a call above floor-all (CPU; wall in brackets)"
+	echo
+	echo "| Family | clock at enter and exit | clocks and a 24-byte record | iotrace | **iotrace above the record pair** |"
+	echo "|---|---:|---:|---:|---:|"
+	for m in "${FAMILIES[@]}"; do
+		printf '| %s | %s (%s) | %s (%s) | %s (%s) | **%s** (%s) |\n' "$m" \
+			"$(fmt 0 "$(per_round "cb-$m" floor-clock floor-all cpu_ns -)")" \
+			"$(fmt 0 "$(per_round "cb-$m" floor-clock floor-all wall_ns -)")" \
+			"$(fmt 0 "$(per_round "cb-$m" floor-rec floor-all cpu_ns -)")" \
+			"$(fmt 0 "$(per_round "cb-$m" floor-rec floor-all wall_ns -)")" \
+			"$(fmt 0 "$(per_round "cb-$m" iotrace floor-all cpu_ns -)")" \
+			"$(fmt 0 "$(per_round "cb-$m" iotrace floor-all wall_ns -)")" \
+			"$(fmt 0 "$(per_round "cb-$m" iotrace floor-rec cpu_ns -)")" \
+			"$(fmt 0 "$(per_round "cb-$m" iotrace floor-rec wall_ns -)")"
+	done
+	echo
 	echo "#### Untraced tasks while iotrace records another (idle) process: ns a call or hop"
 	echo
 	echo "| Workload | untraced | floor-sys above untraced | floor-all above untraced | iotrace above untraced | **iotrace above floor** |"
@@ -491,6 +550,11 @@ micro_tables() {
 			"$(fmt 0 "$(per_round "cb-$m" iotrace-other $fl cpu_ns -)")" \
 			"$(fmt 0 "$(per_round "cb-$m" iotrace-other $fl wall_ns -)")" "$fl"
 	done
+	echo
+	echo "Per hop of *ctxsw*, the scheduler programs (\`sched_switch\`, \`sched_waking\`) as the kernel times"
+	echo "each run (\`kernel.bpf_stats_enabled\`, in rounds of their own): iotrace's"
+	echo "$(fmt 0 "$(med cb-ctxsw stats-iotrace sched_ns)") ns, the floor's $(fmt 0 "$(med cb-ctxsw stats-floor sched_ns)") ns;"
+	echo "**$(fmt 0 "$(per_round cb-ctxsw stats-iotrace stats-floor sched_ns -)") ns above the floor a hop of untraced tasks**."
 	echo
 	echo "The traced families ran in one \`iotrace record -- CMD\` a round: $(fmt 0 "$(med cb-families iotrace events)") events,"
 	echo "$(maxof cb-families iotrace lost) lost (worst round), $(fmt 1 "$(med cb-families iotrace bpe)") bytes an event."
@@ -606,6 +670,10 @@ write_section() {
 		echo "- *floor-sys*: empty \`tp_btf\` \`sys_enter\`/\`sys_exit\` programs (\`bench/floor.bpf.c\`); *floor-all*"
 		echo "  adds empty ones on the scheduler tracepoints iotrace attaches. The families' floor is"
 		echo "  floor-all (iotrace attaches all of them); an untraced syscall's is floor-sys; a hop's floor-all."
+		echo "  *clock* and *record* replace floor-all's empty syscall pair with one that reads the clock at"
+		echo "  enter and exit, and one that also writes a 24-byte record (times, number, result) to a per-CPU"
+		echo "  batch drained through a ring buffer: the least any tracer that times each call pays (no"
+		echo "  filter, no argument, no thread named), measured on the traced families in the same rounds."
 		echo "- Families (\`bench/callbench.c\`, $ITERS iterations): cached 4 KiB \`pread\`/\`pwrite\` of a 16 MiB"
 		echo "  file, 64-byte \`send\`+\`recv\` on an AF_UNIX socketpair, \`epoll_wait\` on a ready eventfd, a"
 		echo "  futex token handed between two threads (a wake and a wait each), all traced by one"

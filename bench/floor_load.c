@@ -2,11 +2,14 @@
 /*
  * floor_load: attach the empty programs of floor.bpf.o for a benchmark run.
  *
- * Usage: floor_load OBJ syscalls|sched|all
- * Loads OBJ, attaches the syscall pair (sys_enter, sys_exit), the scheduler
- * set (sched_switch, sched_waking, fork, exec, exit) or both, prints "ready"
- * on stdout once they run, and holds them until SIGINT or SIGTERM.  A bench
- * tool, not part of iotrace: a hidden iotrace subcommand would ship it.
+ * Usage: floor_load OBJ syscalls|sched|all|clock|record
+ * Loads OBJ, attaches the empty syscall pair (sys_enter, sys_exit), the
+ * scheduler set (sched_switch, sched_waking, fork, exec, exit) or both, or
+ * the scheduler set with the syscall pair that times each call (clock) or
+ * also writes its record (record); prints "ready" on stdout once they run,
+ * and holds them, draining the record pair's ring, until SIGINT or SIGTERM.
+ * A bench tool, not part of iotrace: a hidden iotrace subcommand would ship
+ * it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -24,14 +27,38 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+static const char *const floor__sets[] = { "syscalls", "sched", "all", "clock", "record" };
+
 /* Whether program p belongs to the set named by what. */
 static bool floor__wanted(struct bpf_program *p, const char *what)
 {
+	const char *name = bpf_program__name(p);
 	bool sys = strstr(bpf_program__section_name(p), "/sys_") != NULL;
 
-	if (!strcmp(what, "all"))
-		return true;
-	return sys == !strcmp(what, "syscalls");
+	if (!sys)
+		return strcmp(what, "syscalls") != 0;
+	if (!strcmp(what, "clock"))
+		return !strncmp(name, "floor_clock_", 12);
+	if (!strcmp(what, "record"))
+		return !strncmp(name, "floor_rec_", 10);
+	return !strncmp(name, "floor_sys_", 10) && strcmp(what, "sched") != 0;
+}
+
+static bool floor__known(const char *what)
+{
+	for (size_t i = 0; i < sizeof(floor__sets) / sizeof(floor__sets[0]); i++)
+		if (!strcmp(what, floor__sets[i]))
+			return true;
+	return false;
+}
+
+/* The record pair's batches are read and dropped, as a recorder would drain them. */
+static int floor__drop(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	return 0;
 }
 
 static int floor__attach(struct bpf_object *obj, const char *what)
@@ -55,13 +82,13 @@ static int floor__attach(struct bpf_object *obj, const char *what)
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct ring_buffer *rb = NULL;
 	sigset_t block, wait;
 	struct bpf_object *obj;
 	int e;
 
-	if (argc != 3 ||
-	    (strcmp(argv[2], "syscalls") && strcmp(argv[2], "sched") && strcmp(argv[2], "all"))) {
-		fprintf(stderr, "usage: floor_load OBJ syscalls|sched|all\n");
+	if (argc != 3 || !floor__known(argv[2])) {
+		fprintf(stderr, "usage: floor_load OBJ syscalls|sched|all|clock|record\n");
 		return 2;
 	}
 	/* blocked until sigsuspend: a signal sent right after "ready" is not missed */
@@ -82,10 +109,29 @@ int main(int argc, char **argv)
 		bpf_object__close(obj);
 		return 1;
 	}
+	if (!strcmp(argv[2], "record")) {
+		rb = ring_buffer__new(bpf_object__find_map_fd_by_name(obj, "floor_ring"),
+				      floor__drop, NULL, NULL);
+		if (!rb) {
+			fprintf(stderr, "floor_load: the record ring: %s\n", strerror(errno));
+			bpf_object__close(obj);
+			return 1;
+		}
+	}
 	printf("ready\n");
 	fflush(stdout);
+	if (rb) {
+		/* every 100 ms, as iotrace's drain (the programs wake no reader);
+		 * a signal that comes between the test and the sleep ends it */
+		sigprocmask(SIG_SETMASK, &wait, NULL);
+		while (!stop) {
+			ring_buffer__consume(rb);
+			usleep(100000);
+		}
+	}
 	while (!stop)
 		sigsuspend(&wait);
+	ring_buffer__free(rb);
 	bpf_object__close(obj);
 	return 0;
 }

@@ -10,6 +10,16 @@ log() { printf 'bench: [%4ds] %s\n' "$SECONDS" "$*" >&2; }
 # have CMD: true if CMD is on PATH.
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# prog_runs PID: "id name run_cnt run_time_ns" of each BPF program PID holds
+# (run_cnt and run_time_ns count only while kernel.bpf_stats_enabled is 1).
+prog_runs() {
+	local id
+	for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
+		bpftool prog show id "$id" --json |
+			jq -r '"\(.id) \(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
+	done
+}
+
 # free_port: a TCP port no socket uses, below the ephemeral range (tests/e2e/lib.sh).
 free_port() {
 	local port=$((20000 + ($$ * 7 + RANDOM) % 12000)) i

@@ -10,6 +10,8 @@
 # the runs and the ns a run (run_time_ns / run_cnt) during the workload, and
 # the runs a pread call. bpf_stats adds two clock reads to every run: compare
 # programs and versions measured this way, not these figures with wall time.
+# When the bench's floor is built, it ends with the ns a call of the floor's
+# empty syscall pair and of its pairs that time each call (clock, record).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,15 +39,6 @@ mkdir -p "$BUILD/bench"
 gcc -O2 -Wall -pthread "$ROOT/bench/pread_bench.c" -o "$BUILD/bench/pread_bench"
 PREAD=$BUILD/bench/pread_bench
 "$PREAD" -t "$THREADS" -n 1000 -d "$TMP" >/dev/null
-
-# snapshot PID: "id name run_cnt run_time_ns" of each program PID holds.
-snapshot() {
-	local id
-	for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
-		bpftool prog show id "$id" --json |
-			jq -r '"\(.id) \(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
-	done
-}
 
 # report TITLE BEFORE AFTER OUT: the difference of two snapshots, per
 # program, printed and kept in OUT as "name runs ns".
@@ -97,10 +90,10 @@ sh -c 'read -r _ <"$1"; out=$4 done=$2 end=$3; shift 4; "$@" >"$out"; echo >"$do
 	"$PREAD" -t "$THREADS" -n "$CALLS" -d "$TMP" &
 WL=$!
 record_start "$WL"
-snapshot "$RECORDER" >"$TMP/a"
+prog_runs "$RECORDER" >"$TMP/a"
 echo go >"$TMP/go"
 read -r _ <"$TMP/done"
-snapshot "$RECORDER" >"$TMP/b"
+prog_runs "$RECORDER" >"$TMP/b"
 echo end >"$TMP/end"
 wait "$WL"
 record_stop
@@ -121,11 +114,11 @@ fi
 sleep 3600 &
 IDLE=$!
 record_start "$IDLE"
-snapshot "$RECORDER" >"$TMP/a"
-[ -n "$FLOOR" ] && snapshot "$FLOOR" >>"$TMP/a"
+prog_runs "$RECORDER" >"$TMP/a"
+[ -n "$FLOOR" ] && prog_runs "$FLOOR" >>"$TMP/a"
 "$PREAD" -t "$THREADS" -n "$CALLS" -d "$TMP" >"$TMP/other.out"
-snapshot "$RECORDER" >"$TMP/b"
-[ -n "$FLOOR" ] && snapshot "$FLOOR" >>"$TMP/b"
+prog_runs "$RECORDER" >"$TMP/b"
+[ -n "$FLOOR" ] && prog_runs "$FLOOR" >>"$TMP/b"
 record_stop
 kill "$IDLE"
 [ -n "$FLOOR" ] && kill "$FLOOR"
@@ -134,3 +127,30 @@ report "untraced, iotrace recording another process: $(cat "$TMP/other.out")" "$
 echo "== the traced calls alone"
 traced_share sys_enter_btf
 traced_share sys_exit_btf
+
+# The least a tracer that times each call pays (floor.bpf.c's clock and
+# record pairs), each alone with the workload: beside the empty pair above,
+# what of a traced call's time any such tracer would spend.
+[ -n "$FLOOR" ] || exit 0
+echo "== syscall pairs that time each call, ns a call (sys_enter + sys_exit a run)"
+for set in clock record; do
+	rm -f "$TMP/floor.out"
+	"$BUILD/bench/floor_load" "$BUILD/bench/floor.bpf.o" "$set" >"$TMP/floor.out" &
+	FLOOR=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$TMP/floor.out" ] && break
+		sleep 0.1
+	done
+	prog_runs "$FLOOR" >"$TMP/a"
+	"$PREAD" -t "$THREADS" -n "$CALLS" -d "$TMP" >/dev/null
+	prog_runs "$FLOOR" >"$TMP/b"
+	kill "$FLOOR"
+	wait "$FLOOR" || true
+	join <(sort "$TMP/a") <(sort "$TMP/b") | awk '{ print $2, $6 - $3, $7 - $4 }' >"$TMP/$set"
+done
+awk '$1 ~ /^floor_sys_e/ && $2 > 0 { e += $3 / $2 } END { printf "%-22s %10.1f\n", "empty pair", e }' \
+	"$TMP/other"
+for set in clock record; do
+	awk -v s="$set pair" '$1 ~ /^floor_(clock|rec)_/ && $2 > 0 { e += $3 / $2 }
+		END { printf "%-22s %10.1f\n", s, e }' "$TMP/$set"
+done
