@@ -722,6 +722,14 @@ static __always_inline void read_args(struct task_state *st, struct pt_regs *reg
 	}
 }
 
+/* A call's fd stash starts empty, its short entries valid in this fd_gen. */
+static __always_inline void stash_begin(struct task_state *st)
+{
+	st->fdshort = 0;
+	st->fdshort_gen = fd_gen;
+	st->nfd = 0;
+}
+
 /*
  * fd identities must be read at enter: close and dup2 change them.  A global
  * function, so that the verifier walks its loop once, not once for every
@@ -736,8 +744,7 @@ __noinline int stash_fds(struct task_state *st, __u32 mask, bool may_short)
 	if (!st)
 		return 0;
 	task = bpf_rdonly_cast((void *)st->task, bpf_core_type_id_kernel(struct task_struct));
-	st->fdshort = 0;
-	st->fdshort_gen = fd_gen;
+	stash_begin(st);
 	for (int i = 0; i < 6; i++) {
 		if (!(mask & (1 << i)))
 			continue;
@@ -752,6 +759,21 @@ __noinline int stash_fds(struct task_state *st, __u32 mask, bool may_short)
 	}
 	st->nfd = n;
 	return 0;
+}
+
+/*
+ * stash_fds() for a call whose only fd, if any, is its first argument (read,
+ * pread, write, fsync, lseek...): inline, so the commonest calls pay no
+ * BPF-to-BPF call, whose return is dear under return-thunk mitigations.
+ */
+static __always_inline void stash_first_fd(struct task_state *st, struct task_struct *task,
+					   __u32 mask)
+{
+	stash_begin(st);
+	if (!mask || (int)st->args[0] < 0)
+		return;
+	stash_fd(st, 0, task, (int)st->args[0], 0, true);
+	st->nfd = 1;
 }
 
 static __always_inline void put_hdr(struct iot_hdr *h, __u64 ts, __u64 pid_tgid, __u16 type,
@@ -962,7 +984,10 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 	read_args(st, regs, btf);
 	/* the exec may give the thread the leader's tid, which the reader keys on */
 	st->task = (__u64)task;
-	stash_fds(st, d.fd_args, !(d.flags & IOT_SCD_EXEC));
+	if (d.fd_args <= 1 && !(d.flags & IOT_SCD_EXEC))
+		stash_first_fd(st, task, d.fd_args);
+	else
+		stash_fds(st, d.fd_args, !(d.flags & IOT_SCD_EXEC));
 	st->in_call = 1;
 	if (d.flags & IOT_SCD_EXEC)
 		read_exec(st, d.str_args);
@@ -1336,6 +1361,58 @@ static __always_inline __u32 put_passed_fd(__u8 *buf, __u32 off, struct task_sta
 	return sizeof(struct iot_fd);
 }
 
+/* The fixed part of st's call record at rec; returns flags, with
+ * IOT_SCF_NO_CPU added when the thread's compute is not known. */
+static __always_inline __u32 put_call(struct iot_syscall *rec, struct task_state *st, __s64 ret,
+				      __u64 now, __u32 flags)
+{
+	__builtin_memcpy(rec->args, st->args, sizeof(rec->args));
+	rec->ret = ret;
+	rec->dur_ns = now - st->enter_ts;
+	rec->cpu_ns = st->cpu_ns;
+	rec->offcpu_ns = 0;
+	if (!(flags & IOT_SCF_NO_RETURN)) {
+		__u64 ran = run_clock(st, now) - st->enter_run;
+
+		rec->offcpu_ns = rec->dur_ns > ran ? rec->dur_ns - ran : 0;
+	}
+	rec->nr = st->nr;
+	if (!st->have_exit)
+		flags |= IOT_SCF_NO_CPU;
+	/* records lost since the enter may hold the full entries these lean on */
+	if (st->fdshort_gen != fd_gen)
+		st->fdshort = 0;
+	return flags;
+}
+
+/* st's i-th fd entry at p: whole, or short when the reader has the rest. */
+static __always_inline void put_fd_entry(__u8 *p, struct task_state *st, int i)
+{
+	struct iot_fd_short *fs = (struct iot_fd_short *)p;
+
+	if (!(st->fdshort & (1 << i))) {
+		__builtin_memcpy(p, &st->fds[i], sizeof(struct iot_fd));
+		return;
+	}
+	fs->pos = st->fds[i].pos;
+	fs->size = st->fds[i].size;
+	fs->fd = st->fds[i].fd;
+	fs->which = st->fds[i].which;
+	fs->pad = 0;
+}
+
+/* The counts, flags and header of st's call record of off bytes at rec. */
+static __always_inline void put_call_end(struct iot_syscall *rec, struct task_state *st, __u32 off,
+					 __u8 nfd, __u8 nstr, __u32 flags)
+{
+	rec->nfd = nfd;
+	rec->nstr = nstr;
+	rec->flags = flags;
+	rec->fdshort = st->fdshort;
+	rec->pad = 0;
+	put_hdr(&rec->hdr, st->enter_ts, st->pid_tgid, IOT_REC_SYSCALL, off, ++st->seq);
+}
+
 /* The room a record is built in; a type, so a global function knows its size. */
 #define SOCK_TAIL_SHORT 0x100
 
@@ -1386,37 +1463,12 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	d = sc_desc[st->nr & (IOT_NR_MAX - 1)];
 	buf = room->b;
 	rec = (struct iot_syscall *)buf;
-	__builtin_memcpy(rec->args, st->args, sizeof(rec->args));
-	rec->ret = ret;
-	rec->dur_ns = now - st->enter_ts;
-	rec->cpu_ns = st->cpu_ns;
-	rec->offcpu_ns = 0;
-	if (!(flags & IOT_SCF_NO_RETURN)) {
-		__u64 ran = run_clock(st, now) - st->enter_run;
-
-		rec->offcpu_ns = rec->dur_ns > ran ? rec->dur_ns - ran : 0;
-	}
-	rec->nr = st->nr;
-	if (!st->have_exit)
-		flags |= IOT_SCF_NO_CPU;
-	/* records lost since the enter may hold the full entries these lean on */
-	if (st->fdshort_gen != fd_gen)
-		st->fdshort = 0;
+	flags = put_call(rec, st, ret, now, flags);
 	nfd = st->nfd;
 	for (int i = 0; i < IOT_MAX_FDS; i++) {
-		struct iot_fd_short *fs = (struct iot_fd_short *)(buf + off);
-
 		if (i >= nfd)
 			break;
-		if (!(st->fdshort & (1 << i))) {
-			__builtin_memcpy(buf + off, &st->fds[i], sizeof(struct iot_fd));
-		} else {
-			fs->pos = st->fds[i].pos;
-			fs->size = st->fds[i].size;
-			fs->fd = st->fds[i].fd;
-			fs->which = st->fds[i].which;
-			fs->pad = 0;
-		}
+		put_fd_entry(buf + off, st, i);
 		/* read again, so the verifier sees one range of off after the
 		 * branch, not 2^IOT_MAX_FDS paths of constants through the rest */
 		off += sizeof(struct iot_fd) -
@@ -1459,20 +1511,46 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 			nstr++;
 		}
 	}
-	rec->nfd = nfd;
-	rec->nstr = nstr;
-	rec->flags = flags;
-	rec->fdshort = st->fdshort;
-	rec->pad = 0;
-	put_hdr(&rec->hdr, st->enter_ts, st->pid_tgid, IOT_REC_SYSCALL, off, ++st->seq);
+	put_call_end(rec, st, off, nfd, nstr, flags);
 	return off & (SCRATCH_SZ - 1);
 }
 
-/* Builds the syscall record in place in the per-CPU batch. */
-static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, __s64 ret, __u64 now,
-					__u16 flags)
+/* Whether st's call has at most one fd and nothing read at exit: build_plain(). */
+static __always_inline bool plain_call(struct iot_sc_desc *d, struct task_state *st)
+{
+	if (d->str_args || d->fd_args > 1 ||
+	    (d->flags & (IOT_SCD_RET_FD | IOT_SCD_FDPAIR | IOT_SCD_SOCK | IOT_SCD_STAT |
+			 IOT_SCD_STATX | IOT_SCD_RESULT | IOT_SCD_EXEC | IOT_SCD_NORET)))
+		return false;
+	/* a read or write of a socket carries its state */
+	return sock_fd(st, d, 0) < 0;
+}
+
+/*
+ * build_syscall() for a plain_call(), inline: the commonest calls (pread,
+ * write to a file, fsync, lseek...) pay no BPF-to-BPF call and return.  The
+ * record is the one build_syscall() would build.
+ */
+static __always_inline __u32 build_plain(__u8 *buf, struct task_state *st, __s64 ret, __u64 now)
+{
+	struct iot_syscall *rec = (struct iot_syscall *)buf;
+	__u32 flags = put_call(rec, st, ret, now, 0), off = sizeof(*rec);
+	__u8 nfd = st->nfd ? 1 : 0;
+
+	if (nfd) {
+		put_fd_entry(buf + off, st, 0);
+		off += st->fdshort & 1 ? sizeof(struct iot_fd_short) : sizeof(struct iot_fd);
+	}
+	put_call_end(rec, st, off, nfd, 0, flags);
+	return off;
+}
+
+/* Builds the syscall record in place in the per-CPU batch: a plain call inline, any other
+ * in build_syscall(). */
+static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, __s64 ret, __u64 now)
 {
 	struct iot_batch *b = get_batch();
+	struct iot_sc_desc d;
 	__u8 *buf;
 
 	if (!b)
@@ -1487,7 +1565,11 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 		goto out;
 	}
 	st->pid_tgid = pid_tgid;
-	batch_end(b, build_syscall((struct rec_room *)buf, st, ret, now, flags), false);
+	d = sc_desc[st->nr & (IOT_NR_MAX - 1)];
+	if (plain_call(&d, st))
+		batch_end(b, build_plain(buf, st, ret, now), false);
+	else
+		batch_end(b, build_syscall((struct rec_room *)buf, st, ret, now, 0), false);
 out:
 	call_done(st, now);
 	return 0;
@@ -1536,7 +1618,7 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 		pid_tgid = task_pid_tgid(task);
 	}
 	if (st && st->in_call)
-		return emit_syscall(st, pid_tgid, ret, bpf_ktime_get_ns(), 0);
+		return emit_syscall(st, pid_tgid, ret, bpf_ktime_get_ns());
 	/* the number first: most calls of untraced threads end here, no lookup */
 	id = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
 	if ((__u64)id >= IOT_NR_MAX || !(sc_desc[id].flags & IOT_SCD_TRACE))
