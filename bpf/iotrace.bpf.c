@@ -1515,7 +1515,7 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	return off & (SCRATCH_SZ - 1);
 }
 
-/* Whether st's call has at most one fd and nothing read at exit: build_plain(). */
+/* Whether st's call has at most one fd and nothing read at exit: build_inline(). */
 static __always_inline bool plain_call(struct iot_sc_desc *d, struct task_state *st)
 {
 	if (d->str_args || d->fd_args > 1 ||
@@ -1527,30 +1527,76 @@ static __always_inline bool plain_call(struct iot_sc_desc *d, struct task_state 
 }
 
 /*
- * build_syscall() for a plain_call(), inline: the commonest calls (pread,
- * write to a file, fsync, lseek...) pay no BPF-to-BPF call and return.  The
- * record is the one build_syscall() would build.
+ * The socket of a call on a socket whose thread last gave it a full tail, and
+ * the fd_cache slot that says so, found as put_sock_arg0() finds them; NULL
+ * for any other call (build_syscall() then puts the tail, full or short).
  */
-static __always_inline __u32 build_plain(__u8 *buf, struct task_state *st, __s64 ret, __u64 now)
+static __always_inline struct sock *short_sock(struct iot_sc_desc *d, struct task_state *st,
+					       struct fd_cache **cp)
+{
+	struct task_struct *task;
+	struct socket *sock;
+	struct fd_cache *c;
+	struct file *f;
+	struct sock *sk;
+	int fd;
+
+	/* sendmsg and recvmsg may carry an fd: build_syscall() looks */
+	if (d->str_args || d->fd_args != 1 || st->nr == 46 || st->nr == 47 ||
+	    (d->flags & (IOT_SCD_RET_FD | IOT_SCD_FDPAIR | IOT_SCD_STAT | IOT_SCD_STATX |
+			 IOT_SCD_RESULT | IOT_SCD_EXEC | IOT_SCD_NORET)))
+		return NULL;
+	fd = sock_fd(st, d, 0);
+	if (fd < 0)
+		return NULL;
+	task = bpf_rdonly_cast((void *)st->task, bpf_core_type_id_kernel(struct task_struct));
+	f = fd_file(task, fd);
+	c = &st->fdc[fd & (FDC_SLOTS - 1)];
+	if (!f || c->fd != fd || c->file != (__u64)f || c->gen != fd_gen)
+		return NULL;
+	sock = bpf_rdonly_cast(f->private_data, bpf_core_type_id_kernel(struct socket));
+	sk = sock ? sock->sk : NULL;
+	if (!sk || !sock_same(c, sk))
+		return NULL;
+	*cp = c;
+	return sk;
+}
+
+/*
+ * build_syscall(), inline, for a plain_call() (sk NULL) or a call whose
+ * socket short_sock() found (sk, and its slot c): the commonest calls (pread,
+ * write to a file, epoll_wait, futex, read and write of a connected socket)
+ * pay no BPF-to-BPF call and return.  The record is the one build_syscall()
+ * would build.
+ */
+static __always_inline __u32 build_inline(__u8 *buf, struct task_state *st, __s64 ret, __u64 now,
+					  __u16 dflags, struct fd_cache *c, struct sock *sk)
 {
 	struct iot_syscall *rec = (struct iot_syscall *)buf;
-	__u32 flags = put_call(rec, st, ret, now, 0), off = sizeof(*rec);
+	__u32 flags = put_call(rec, st, ret, now, 0), off = sizeof(*rec), n;
 	__u8 nfd = st->nfd ? 1 : 0;
 
 	if (nfd) {
 		put_fd_entry(buf + off, st, 0);
 		off += st->fdshort & 1 ? sizeof(struct iot_fd_short) : sizeof(struct iot_fd);
 	}
+	if (sk) {
+		n = put_sock_short(buf, off, c, sk, dflags);
+		flags |= n ? IOT_SCF_SOCK | IOT_SCF_SOCK_SHORT : 0;
+		off += n;
+	}
 	put_call_end(rec, st, off, nfd, 0, flags);
 	return off;
 }
 
-/* Builds the syscall record in place in the per-CPU batch: a plain call inline, any other
- * in build_syscall(). */
+/* Builds the syscall record in place in the per-CPU batch: inline when it can, else in
+ * build_syscall(). */
 static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, __s64 ret, __u64 now)
 {
 	struct iot_batch *b = get_batch();
+	struct fd_cache *c = NULL;
 	struct iot_sc_desc d;
+	struct sock *sk;
 	__u8 *buf;
 
 	if (!b)
@@ -1567,7 +1613,9 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 	st->pid_tgid = pid_tgid;
 	d = sc_desc[st->nr & (IOT_NR_MAX - 1)];
 	if (plain_call(&d, st))
-		batch_end(b, build_plain(buf, st, ret, now), false);
+		batch_end(b, build_inline(buf, st, ret, now, 0, NULL, NULL), false);
+	else if ((sk = short_sock(&d, st, &c)))
+		batch_end(b, build_inline(buf, st, ret, now, d.flags, c, sk), false);
 	else
 		batch_end(b, build_syscall((struct rec_room *)buf, st, ret, now, 0), false);
 out:
