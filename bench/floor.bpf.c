@@ -11,9 +11,10 @@
  * pays on top of the hooks: floor_clock_* reads the clock at enter and at
  * exit and keeps the difference; floor_rec_* also writes a 24-byte record
  * (both times, the call's number and result) into a per-CPU batch that goes
- * to a ring buffer when full, without waking the reader.  Neither filters by task, reads an argument or
- * names the thread (a per-CPU stream could name it at each switch): every
- * tracer that keeps the calls' times does at least this much.
+ * to a ring buffer when full, without waking the reader.  Neither filters by
+ * task, reads an argument or names the thread (a per-CPU stream could name
+ * it at each switch): every tracer that keeps the calls' times does at least
+ * this much.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -24,6 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 struct clock_slot {
 	__u64 enter_ns;
 	__u64 sum_ns; /* kept, so that the exit's read is not dead code */
+	__u64 nr;     /* the record pair's call, for its exit */
 };
 
 struct {
@@ -98,7 +100,7 @@ int BPF_PROG(floor_rec_enter, struct pt_regs *regs, long id)
 
 	if (c) {
 		c->enter_ns = bpf_ktime_get_ns();
-		c->sum_ns = id; /* the call's number, for the exit */
+		c->nr = id;
 	}
 	return 0;
 }
@@ -118,7 +120,7 @@ int BPF_PROG(floor_rec_exit, struct pt_regs *regs, long ret)
 	r->enter_ns = c->enter_ns;
 	r->ret = ret;
 	r->dur_ns = now - c->enter_ns;
-	r->nr = c->sum_ns;
+	r->nr = c->nr;
 	if (++b->n < FLOOR_BATCH)
 		return 0;
 	/* no wakeup: the reader drains on its clock, as iotrace's does */

@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (rb) {
 		/* every 100 ms, as iotrace's drain (the programs wake no reader);
-		 * a signal that comes between the test and the sleep ends it */
+		 * a signal ends the loop within one sleep */
 		sigprocmask(SIG_SETMASK, &wait, NULL);
 		while (!stop) {
 			ring_buffer__consume(rb);
