@@ -1515,40 +1515,33 @@ __noinline int build_syscall(struct rec_room *room, struct task_state *st, __s64
 	return off & (SCRATCH_SZ - 1);
 }
 
-/* Whether st's call has at most one fd and nothing read at exit: build_inline(). */
-static __always_inline bool plain_call(struct iot_sc_desc *d, struct task_state *st)
+/*
+ * Whether st's call has at most one fd, as its first argument, and nothing of
+ * its own to read at exit (strings, returned or passed fds, stat buffers):
+ * build_inline() builds it, unless it carries a socket tail short_sock()
+ * cannot shorten.  sendmsg and recvmsg may pass an fd.
+ */
+static __always_inline bool inline_call(struct iot_sc_desc *d, struct task_state *st)
 {
-	if (d->str_args || d->fd_args > 1 ||
-	    (d->flags & (IOT_SCD_RET_FD | IOT_SCD_FDPAIR | IOT_SCD_SOCK | IOT_SCD_STAT |
-			 IOT_SCD_STATX | IOT_SCD_RESULT | IOT_SCD_EXEC | IOT_SCD_NORET)))
-		return false;
-	/* a read or write of a socket carries its state */
-	return sock_fd(st, d, 0) < 0;
+	return !d->str_args && d->fd_args <= 1 && st->nr != 46 && st->nr != 47 &&
+	       !(d->flags & (IOT_SCD_RET_FD | IOT_SCD_FDPAIR | IOT_SCD_STAT | IOT_SCD_STATX |
+			     IOT_SCD_RESULT | IOT_SCD_EXEC | IOT_SCD_NORET));
 }
 
 /*
- * The socket of a call on a socket whose thread last gave it a full tail, and
- * the fd_cache slot that says so, found as put_sock_arg0() finds them; NULL
- * for any other call (build_syscall() then puts the tail, full or short).
+ * The sock behind fd, whose tail st's call carries, when the thread last gave
+ * it a full tail, and the fd_cache slot that says so, found as
+ * put_sock_arg0() finds them; NULL otherwise (build_syscall() then puts the
+ * tail, full or short).
  */
-static __always_inline struct sock *short_sock(struct iot_sc_desc *d, struct task_state *st,
-					       struct fd_cache **cp)
+static __always_inline struct sock *short_sock(struct task_state *st, int fd, struct fd_cache **cp)
 {
 	struct task_struct *task;
 	struct socket *sock;
 	struct fd_cache *c;
 	struct file *f;
 	struct sock *sk;
-	int fd;
 
-	/* sendmsg and recvmsg may carry an fd: build_syscall() looks */
-	if (d->str_args || d->fd_args != 1 || st->nr == 46 || st->nr == 47 ||
-	    (d->flags & (IOT_SCD_RET_FD | IOT_SCD_FDPAIR | IOT_SCD_STAT | IOT_SCD_STATX |
-			 IOT_SCD_RESULT | IOT_SCD_EXEC | IOT_SCD_NORET)))
-		return NULL;
-	fd = sock_fd(st, d, 0);
-	if (fd < 0)
-		return NULL;
 	task = bpf_rdonly_cast((void *)st->task, bpf_core_type_id_kernel(struct task_struct));
 	f = fd_file(task, fd);
 	c = &st->fdc[fd & (FDC_SLOTS - 1)];
@@ -1563,11 +1556,11 @@ static __always_inline struct sock *short_sock(struct iot_sc_desc *d, struct tas
 }
 
 /*
- * build_syscall(), inline, for a plain_call() (sk NULL) or a call whose
- * socket short_sock() found (sk, and its slot c): the commonest calls (pread,
- * write to a file, epoll_wait, futex, read and write of a connected socket)
- * pay no BPF-to-BPF call and return.  The record is the one build_syscall()
- * would build.
+ * build_syscall(), inline, for an inline_call() without a socket tail (sk
+ * NULL) or with one that short_sock() found (sk, and its slot c): the
+ * commonest calls (pread, write to a file, epoll_wait, futex, read and write
+ * of a connected socket) pay no BPF-to-BPF call and return.  The record is
+ * the one build_syscall() would build.
  */
 static __always_inline __u32 build_inline(__u8 *buf, struct task_state *st, __s64 ret, __u64 now,
 					  __u16 dflags, struct fd_cache *c, struct sock *sk)
@@ -1597,7 +1590,9 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 	struct fd_cache *c = NULL;
 	struct iot_sc_desc d;
 	struct sock *sk;
+	__u32 n;
 	__u8 *buf;
+	int fd;
 
 	if (!b)
 		return 0;
@@ -1612,12 +1607,16 @@ static __always_inline int emit_syscall(struct task_state *st, __u64 pid_tgid, _
 	}
 	st->pid_tgid = pid_tgid;
 	d = sc_desc[st->nr & (IOT_NR_MAX - 1)];
-	if (plain_call(&d, st))
-		batch_end(b, build_inline(buf, st, ret, now, 0, NULL, NULL), false);
-	else if ((sk = short_sock(&d, st, &c)))
-		batch_end(b, build_inline(buf, st, ret, now, d.flags, c, sk), false);
+	fd = sock_fd(st, &d, 0);
+	if (!inline_call(&d, st))
+		n = build_syscall((struct rec_room *)buf, st, ret, now, 0);
+	else if (fd < 0)
+		n = build_inline(buf, st, ret, now, 0, NULL, NULL);
+	else if ((sk = short_sock(st, fd, &c)))
+		n = build_inline(buf, st, ret, now, d.flags, c, sk);
 	else
-		batch_end(b, build_syscall((struct rec_room *)buf, st, ret, now, 0), false);
+		n = build_syscall((struct rec_room *)buf, st, ret, now, 0);
+	batch_end(b, n, false);
 out:
 	call_done(st, now);
 	return 0;
