@@ -102,14 +102,20 @@ report "traced: $(cat "$TMP/traced.out")" "$TMP/a" "$TMP/b" "$TMP/traced"
 # Untraced, while iotrace records an idle process; the floor's empty
 # programs alongside, when built, give what bpf_stats and the dispatch
 # themselves count in a run.
-FLOOR=
-if [ -x "$BUILD/bench/floor_load" ] && [ -f "$BUILD/bench/floor.bpf.o" ]; then
-	"$BUILD/bench/floor_load" "$BUILD/bench/floor.bpf.o" all >"$TMP/floor.out" &
+# floor_up SET: the floor's programs of SET attached; FLOOR is their loader.
+floor_up() {
+	rm -f "$TMP/floor.out"
+	"$BUILD/bench/floor_load" "$BUILD/bench/floor.bpf.o" "$1" >"$TMP/floor.out" &
 	FLOOR=$!
 	for ((i = 0; i < 100; i++)); do
 		[ -s "$TMP/floor.out" ] && break
 		sleep 0.1
 	done
+}
+
+FLOOR=
+if [ -x "$BUILD/bench/floor_load" ] && [ -f "$BUILD/bench/floor.bpf.o" ]; then
+	floor_up all
 fi
 sleep 3600 &
 IDLE=$!
@@ -134,13 +140,7 @@ traced_share sys_exit_btf
 [ -n "$FLOOR" ] || exit 0
 echo "== syscall pairs that time each call, ns a call (sys_enter + sys_exit a run)"
 for set in clock record; do
-	rm -f "$TMP/floor.out"
-	"$BUILD/bench/floor_load" "$BUILD/bench/floor.bpf.o" "$set" >"$TMP/floor.out" &
-	FLOOR=$!
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$TMP/floor.out" ] && break
-		sleep 0.1
-	done
+	floor_up "$set"
 	prog_runs "$FLOOR" >"$TMP/a"
 	"$PREAD" -t "$THREADS" -n "$CALLS" -d "$TMP" >/dev/null
 	prog_runs "$FLOOR" >"$TMP/b"
