@@ -40,6 +40,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define ANON_INODE_FS_MAGIC 0x09041934
 #define F_DUPFD		    0
 #define F_DUPFD_CLOEXEC	    1030
+#define PF_KTHREAD	    0x00200000 /* include/linux/sched.h */
 
 #define SCRATCH_SZ IOT_BATCH_ROOM /* room a record is built in; two IOT_REC_MAX halves */
 #define OFF_MASK   (IOT_REC_MAX - 1)
@@ -1845,7 +1846,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		st->run_ns += ran;
 		rec.oncpu_ns = ran;
 		rec.next_tid = next->pid;
-		rec.prev_state = prev_state;
+		/* what took the CPU: a replay stands in for user tasks outside
+		 * the trace that did, not for the kernel's own threads */
+		rec.prev_state = (prev_state & IOT_SW_STATE) | (preempt ? IOT_SW_PREEMPT : 0) |
+				 (next->flags & PF_KTHREAD || !next->pid ? IOT_SW_NEXT_KERNEL : 0);
 		put_hdr(&rec.hdr, now, ((__u64)prev->tgid << 32) | (__u32)prev->pid, IOT_REC_SWITCH,
 			sizeof(rec), 0);
 		/* flushed: the thread may run next on another CPU */

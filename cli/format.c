@@ -313,11 +313,15 @@ void format__other(FILE *f, const struct iot_hdr *h)
 		fprintf(f, "--- woken by %u/%u ---", ((const struct iot_wakeup *)h)->waker_pid,
 			((const struct iot_wakeup *)h)->waker_tid);
 		break;
-	case IOT_REC_SWITCH:
-		fprintf(f, "--- off cpu after %llu ns (%s) ---",
-			(unsigned long long)((const struct iot_switch *)h)->oncpu_ns,
-			((const struct iot_switch *)h)->prev_state ? "sleep" : "preempted");
+	case IOT_REC_SWITCH: {
+		const struct iot_switch *sw = (const void *)h;
+		bool runnable = sw->prev_state & IOT_SW_PREEMPT || !(sw->prev_state & IOT_SW_STATE);
+
+		fprintf(f, "--- off cpu after %llu ns (%s %u%s) ---",
+			(unsigned long long)sw->oncpu_ns, runnable ? "preempted by" : "sleep, then",
+			sw->next_tid, sw->prev_state & IOT_SW_NEXT_KERNEL ? ", kernel" : "");
 		break;
+	}
 	case IOT_REC_PAGE:
 		fprintf(f, "--- %s %u:%u ino %llu page %llu +%u ---",
 			pg->kind < 5 && page_kinds[pg->kind] ? page_kinds[pg->kind] : "page",

@@ -259,8 +259,13 @@ struct iot_switch {
 	struct iot_hdr hdr;
 	__u64 oncpu_ns;		/* time on CPU since it was last switched in */
 	__u32 next_tid;		/* the thread that got the CPU */
-	__u32 prev_state;	/* 0: preempted (still runnable), else the sleep state */
+	__u32 prev_state;	/* the state it left in (0: still runnable), and IOT_SW_* */
 };
+
+/* High bits of iot_switch.prev_state, above the kernel's task state. */
+#define IOT_SW_PREEMPT		(1u << 31)	/* taken off the CPU, not leaving it */
+#define IOT_SW_NEXT_KERNEL	(1u << 30)	/* the CPU went to a kernel thread or idle */
+#define IOT_SW_STATE		0xffffffu	/* the task state */
 
 enum iot_page_kind {
 	IOT_PAGE_FAULT		= 1,	/* mm_filemap_fault: a page fault on a file mapping */
@@ -329,7 +334,8 @@ struct iot_stats {
  * release, the host name and the iotrace command line, in that order.
  */
 struct iot_meta {
-	struct iot_hdr hdr;	/* ts: CLOCK_MONOTONIC at start */
+	struct iot_hdr hdr;	/* ts: CLOCK_MONOTONIC at start; pid = tid: the recorder's
+				 * (0 in traces written before 2026-11-26) */
 	__u64 realtime_ns;	/* CLOCK_REALTIME at start */
 	__u32 page_size;
 	__u32 nstr;

@@ -112,6 +112,7 @@ static int write_meta(struct recorder *r, const struct record_opts *o, int argc,
 	memset(m, 0, sizeof(*m));
 	m->hdr.type = IOT_REC_META;
 	m->hdr.ts = r->start_ns;
+	m->hdr.pid = m->hdr.tid = getpid(); /* the recorder: a task outside the trace */
 	m->realtime_ns = mono_ns(CLOCK_REALTIME);
 	m->page_size = sysconf(_SC_PAGESIZE);
 	m->follow_children = !o->no_children;
