@@ -44,6 +44,8 @@ struct an_thread {
 	uint32_t last_seq;
 	uint32_t ngaps;
 	uint64_t *gap_ts; /* ts of the first record after each gap */
+	uint64_t out_ts;  /* taken off the CPU by a task outside the trace, 0: not */
+	uint32_t out_by;  /* that task */
 };
 
 struct an_proc {
@@ -80,6 +82,15 @@ struct an_page { /* mmap I/O between two calls of a thread */
 	uint32_t trace;
 };
 
+/* A traced thread runnable but off the CPU, for a task outside the trace. */
+struct an_preempt {
+	uint64_t ts;  /* taken off the CPU */
+	uint64_t off; /* until it ran again */
+	uint32_t trace, tid;
+	uint32_t by; /* the task that took the CPU */
+	uint32_t pad;
+};
+
 struct an_file { /* initial state the replay needs */
 	uint32_t path;
 	uint8_t type; /* enum iot_ftype; IOT_FT_NONE: it existed, type unknown */
@@ -112,6 +123,7 @@ struct an_input {
 	int64_t rt_offset;	/* CLOCK_REALTIME minus CLOCK_MONOTONIC, from its CLOCK records */
 	uint64_t compute_floor; /* its META's: each recorder measured its own */
 	uint64_t compute_floor_switch; /* its FLOOR's, 0: none */
+	uint32_t recorder;	       /* its recorder's pid (META's), 0: unknown */
 	bool have_rt;
 	uint8_t clock_src;    /* enum cf_src */
 	uint64_t first, last; /* its first call's enter and last call's end, own clock */
@@ -143,6 +155,10 @@ struct analysis {
 	struct an_vec files;	/* struct an_file */
 	struct an_vec pages;	/* struct an_page, by ev once loaded */
 	uint64_t pages_dropped; /* page records inside calls or after a thread's last */
+	struct an_vec preempts; /* struct an_preempt, while loading */
+	uint64_t *outside_ns;	/* per call: preempted by tasks outside the trace between
+				 * the previous call's end and its enter; NULL: none */
+	uint32_t cur_recorder;	/* the recorder's pid of the input being loaded, 0: unknown */
 	struct htab tid_idx, pid_idx, file_idx;
 	uint32_t last_tid, last_tidx; /* the load's last thread: records come in runs */
 	struct strtab strs;

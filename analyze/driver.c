@@ -17,6 +17,7 @@ static void init_vecs(struct analysis *an)
 	an->snaps.esz = sizeof(struct an_snap);
 	an->hosts.esz = sizeof(struct an_host);
 	an->pages.esz = sizeof(struct an_page);
+	an->preempts.esz = sizeof(struct an_preempt);
 }
 
 /* The passes after the load, the same for one trace and for a job. */
@@ -112,6 +113,8 @@ void analysis__free(struct analysis *an)
 	an_vec__free(&an->inputs);
 	an__xhost_free(an);
 	an_vec__free(&an->pages);
+	an_vec__free(&an->preempts);
+	free(an->outside_ns);
 	htab__free(&an->tid_idx);
 	htab__free(&an->pid_idx);
 	htab__free(&an->file_idx);

@@ -393,6 +393,10 @@ static void put_times(struct emit *em, uint32_t id)
 	jw__lit(w, wall ? ",\"compute_src\":\"wall\"" :
 		   spin ? ",\"compute_src\":\"spin\"" :
 			  ",\"compute_src\":\"oncpu\"");
+	if (an->outside_ns && an->outside_ns[id]) {
+		jw__lit(w, ",\"outside_ns\":");
+		jw__u64(w, an->outside_ns[id]);
+	}
 	if (sc->flags & IOT_SCF_NO_ENTER)
 		jw__lit(w, ",\"no_enter\":true");
 	if (sc->flags & IOT_SCF_NO_RETURN)

@@ -79,6 +79,12 @@ static void input_shift(struct analysis *an, uint32_t k, int64_t d)
 		((struct an_side *)an_vec__at(&an->side, i))->ts += d;
 	for (size_t i = in->page0; i < in->page1; i++)
 		((struct an_page *)an_vec__at(&an->pages, i))->ts += d;
+	for (size_t i = 0; i < an->preempts.n; i++) {
+		struct an_preempt *p = an_vec__at(&an->preempts, i);
+
+		if (p->trace == k)
+			p->ts += d;
+	}
 	for (size_t i = 0; i < an->threads.n; i++) {
 		struct an_thread *t = an__thread(an, i);
 
@@ -126,6 +132,7 @@ static int input_load(struct analysis *an, const char *path, uint32_t k)
 	an->cur_host = in->host;
 	memset(an->loss, 0, sizeof(an->loss));
 	an->compute_floor = an->compute_floor_switch = 0;
+	an->cur_recorder = 0;
 	err = an__load_input(an, path, NULL, 0);
 	if (err)
 		return err;
@@ -135,6 +142,7 @@ static int input_load(struct analysis *an, const char *path, uint32_t k)
 	in->page1 = an->pages.n;
 	in->compute_floor = an->compute_floor;
 	in->compute_floor_switch = an->compute_floor_switch;
+	in->recorder = an->cur_recorder;
 	if (an->read_error) {
 		err("%s: %s", path, an->read_error);
 		return -EBADMSG;

@@ -203,6 +203,47 @@ static int add_fork(struct analysis *an, const struct iot_fork *f)
 	return add_side(an, &f->hdr, f->child_pid, f->child_tid);
 }
 
+/*
+ * A traced thread taken off the CPU while runnable, by a user task outside
+ * the trace (not one of the trace's threads, checked once all are known; not
+ * the recorder; not a kernel thread): time the thread could not run, spent
+ * on something the replay does not run.  How long it stayed off comes with
+ * its next switch, whose oncpu_ns says when it ran again.  A thread's
+ * records come in its own order.  Traces written before the recorder put
+ * its pid in META have no way to tell the recorder: none are kept.
+ */
+static int add_switch(struct analysis *an, const struct iot_switch *s)
+{
+	uint32_t idx = thread_get(an, s->hdr.pid, s->hdr.tid), st = s->prev_state;
+	struct an_preempt *p;
+	struct an_thread *t;
+	uint64_t back;
+
+	if (idx == AN_NONE)
+		return -ENOMEM;
+	if (!an->cur_recorder)
+		return 0;
+	t = an__thread(an, idx);
+	back = s->hdr.ts > s->oncpu_ns ? s->hdr.ts - s->oncpu_ns : 0;
+	if (t->out_ts && back > t->out_ts) {
+		p = an_vec__push(&an->preempts);
+		if (!p)
+			return -ENOMEM;
+		*p = (struct an_preempt){ .ts = t->out_ts,
+					  .off = back - t->out_ts,
+					  .trace = an->cur_trace,
+					  .tid = s->hdr.tid,
+					  .by = t->out_by };
+	}
+	t->out_ts = 0;
+	if ((st & IOT_SW_PREEMPT || !(st & IOT_SW_STATE)) && !(st & IOT_SW_NEXT_KERNEL) &&
+	    s->next_tid && s->next_tid != an->cur_recorder) {
+		t->out_ts = s->hdr.ts;
+		t->out_by = s->next_tid;
+	}
+	return 0;
+}
+
 static int add_exec(struct analysis *an, const struct iot_exec *x)
 {
 	char comm[sizeof(x->comm) + 1] = { 0 };
@@ -360,8 +401,11 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 		return add_side(an, h, w->waker_pid, w->waker_tid);
 	case IOT_REC_PAGE:
 		return add_page(an, (const void *)h);
+	case IOT_REC_SWITCH:
+		return add_switch(an, (const void *)h);
 	case IOT_REC_META:
 		an->t0 = h->ts;
+		an->cur_recorder = h->pid;
 		if (h->size >= sizeof(struct iot_meta))
 			an->compute_floor = ((const struct iot_meta *)h)->compute_floor_ns;
 		return 0;
@@ -507,6 +551,62 @@ drop:
 		qsort(pg, kept, sizeof(*pg), cmp_page);
 }
 
+/* Whether tid of input trace is a task of the job's, or a recorder, on that input's kernel. */
+static bool task_of_job(const struct analysis *an, uint32_t trace, uint32_t tid)
+{
+	const struct an_input *in, *other;
+
+	if (!an->multi)
+		return an__tidx(an, trace, tid) != AN_NONE;
+	in = an_vec__at(&an->inputs, trace);
+	for (uint32_t k = 0; k < an->inputs.n; k++) {
+		other = an_vec__at(&an->inputs, k);
+		if (other->kernel == in->kernel &&
+		    (an__tidx(an, k, tid) != AN_NONE || other->recorder == tid))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Each preemption by a task outside the job between two calls of its thread
+ * goes to the second: the replay is off the CPU that long before it issues
+ * the call.  One inside a call is left to the call: the replay holds a wait
+ * or a sleep for its recorded duration, which has it already.
+ */
+static int assign_preempts(struct analysis *an)
+{
+	const struct an_preempt *pr = an->preempts.v;
+
+	for (size_t i = 0; i < an->preempts.n; i++) {
+		uint32_t tidx = an__tidx(an, pr[i].trace, pr[i].tid), lo = 0, hi;
+		const struct an_thread *t;
+
+		if (tidx == AN_NONE || task_of_job(an, pr[i].trace, pr[i].by))
+			continue;
+		t = an__thread(an, tidx);
+		hi = t->nev;
+		while (lo < hi) { /* first call that ended at or after it */
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (an__end(an, t->ev[mid]) < pr[i].ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == t->nev || an->ev[t->ev[lo]].ts <= pr[i].ts)
+			continue;
+		if (!an->outside_ns) {
+			an->outside_ns = calloc(an->nev + 1, sizeof(*an->outside_ns));
+			if (!an->outside_ns)
+				return -ENOMEM;
+		}
+		an->outside_ns[t->ev[lo]] += pr[i].off;
+	}
+	an_vec__free(&an->preempts);
+	return 0;
+}
+
 /* Enter-time order, per-thread lists, and which calls follow a loss gap. */
 int an__index(struct analysis *an)
 {
@@ -541,7 +641,7 @@ int an__index(struct analysis *an)
 	if (an->nev)
 		an->t0 = an->ev[0].ts;
 	assign_pages(an);
-	return 0;
+	return assign_preempts(an);
 }
 
 static struct trace_reader *open_reader(const char *path, const void *buf, size_t len)

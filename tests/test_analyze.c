@@ -143,6 +143,20 @@ static void put_wake(struct tb *b, uint32_t pid, uint32_t tid, uint32_t wpid, ui
 	put(b, &w.hdr);
 }
 
+static void put_switch(struct tb *b, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t oncpu,
+		       uint32_t next, uint32_t state)
+{
+	struct iot_switch s = { .oncpu_ns = oncpu, .next_tid = next, .prev_state = state };
+
+	s.hdr = (struct iot_hdr){ .ts = ts,
+				  .pid = pid,
+				  .tid = tid,
+				  .seq = next_seq(b, tid, 0),
+				  .type = IOT_REC_SWITCH,
+				  .size = sizeof(s) };
+	put(b, &s.hdr);
+}
+
 static void put_fdsnap(struct tb *b, uint32_t pid, int fd, uint64_t ino, const char *path)
 {
 	static unsigned char buf[IOT_REC_MAX];
@@ -898,8 +912,9 @@ static void test_analyze__jw_memo(void)
 	free(w);
 }
 
-/* Each event line's compute_ns, in id order, from the written annotated trace. */
-static void event_compute(struct tb *b, uint64_t *out, size_t n, char src[][8])
+/* Each event line's integer KEY (0 when absent), in id order, from the written
+ * annotated trace; and its compute_src when SRC. */
+static void event_ints(struct tb *b, const char *key, uint64_t *out, size_t n, char src[][8])
 {
 	char *text = NULL, *line, *save = NULL;
 	size_t len = 0, i = 0;
@@ -912,14 +927,21 @@ static void event_compute(struct tb *b, uint64_t *out, size_t n, char src[][8])
 
 		CU_ASSERT_FATAL(e != NULL);
 		if (!strcmp(json_string_value(json_object_get(e, "type")), "event") && i < n) {
-			out[i] = json_integer_value(json_object_get(e, "compute_ns"));
-			snprintf(src[i++], 8, "%s",
-				 json_string_value(json_object_get(e, "compute_src")));
+			out[i] = json_integer_value(json_object_get(e, key));
+			if (src)
+				snprintf(src[i], 8, "%s",
+					 json_string_value(json_object_get(e, "compute_src")));
+			i++;
 		}
 		json_decref(e);
 	}
 	CU_ASSERT_EQUAL(i, n);
 	free(text);
+}
+
+static void event_compute(struct tb *b, uint64_t *out, size_t n, char src[][8])
+{
+	event_ints(b, "compute_ns", out, n, src);
 }
 
 /*
@@ -1054,8 +1076,56 @@ static void test_analyze__spin_after_empty_poll(void)
 	tb_free(&b);
 }
 
+/*
+ * A thread taken off the CPU while runnable by a user task outside the trace
+ * was off for what its next switch says (that switch's time less its on-CPU
+ * time), and that goes to the call after the preemption.  Not: a preemption
+ * inside a call, by the recorder (META's pid), a kernel thread or a thread
+ * of the trace, a switch to sleep; nor anything in a trace whose META has no
+ * recorder pid (written before it did).
+ */
+static void test_analyze__outside_preemption(void)
+{
+	struct iot_meta m = { .hdr = { .ts = 1, .type = IOT_REC_META, .size = sizeof(m) } };
+	uint64_t out[4];
+	struct tb b;
+
+	for (int old = 0; old < 2; old++) {
+		tb_init(&b);
+		m.hdr.pid = m.hdr.tid = old ? 0 : 99;
+		put(&b, &m.hdr);
+		SC(&b, .pid = 1, .tid = 2, .nr = SYS_getpid, .ts = 500, .dur = 5, .cpu = 10);
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 1000, .dur = 100, .cpu = 10);
+		/* preempted by task 50: back at 2600 - 100 */
+		put_switch(&b, 1, 1, 1500, 400, 50, IOT_SW_PREEMPT | 1);
+		put_switch(&b, 1, 1, 2600, 100, 0, 1); /* to sleep */
+		/* inside the read: runnable (state 0), task 51, back at 3050 */
+		put_switch(&b, 1, 1, 3005, 0, 51, 0);
+		put_switch(&b, 1, 1, 3100, 50, 0, 1);
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_read, .ts = 3000, .dur = 900, .cpu = 400);
+		/* before the next call: the recorder, a kernel thread, a thread of the trace */
+		put_switch(&b, 1, 1, 4000, 100, 99, IOT_SW_PREEMPT);
+		put_switch(&b, 1, 1, 4200, 100, 7, IOT_SW_PREEMPT | IOT_SW_NEXT_KERNEL);
+		put_switch(&b, 1, 1, 4400, 100, 2, IOT_SW_PREEMPT);
+		put_switch(&b, 1, 1, 4600, 100, 0, 1);
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 5000, .dur = 5, .cpu = 10);
+		/* the last: no call after it */
+		put_switch(&b, 1, 1, 6000, 100, 50, IOT_SW_PREEMPT);
+		put_switch(&b, 1, 1, 8000, 100, 0, 1);
+		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+		event_ints(&b, "outside_ns", out, 4, NULL);
+		CU_ASSERT_EQUAL(out[0], 0);
+		CU_ASSERT_EQUAL(out[1], 0);
+		/* 1500 -> 2500; not 3005 -> 3050, inside the read */
+		CU_ASSERT_EQUAL(out[2], old ? 0 : 1000);
+		CU_ASSERT_EQUAL(out[3], 0);
+		tb_free(&b);
+	}
+}
+
 static CU_TestInfo tests[] = {
 	{ "process: fork and wait", test_analyze__process },
+	{ "preemption by tasks outside the trace", test_analyze__outside_preemption },
 	{ "symlink chains from LINK records", test_analyze__symlink_chain },
 	{ "wakeup", test_analyze__wakeup },
 	{ "wakeup with no matching call", test_analyze__wakeup_no_matching_call },
