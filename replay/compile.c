@@ -173,11 +173,16 @@ static void plan_think_gaps(struct rp_plan *p)
 	for (uint32_t t = 0; t < p->nth; t++) {
 		const struct rp_thread *th = &p->th[t];
 
-		for (uint32_t k = 1; k < th->nops; k++) {
-			const struct rp_op *prev = &p->ops[th->ops[k - 1]];
+		for (uint32_t k = 0; k < th->nops; k++) {
 			struct rp_op *op = &p->ops[th->ops[k]];
-			uint64_t end = prev->ts + prev->dur;
+			const struct rp_op *prev;
+			uint64_t end;
 
+			op->outside = 0; /* in the wall gap already */
+			if (!k)
+				continue;
+			prev = &p->ops[th->ops[k - 1]];
+			end = prev->ts + prev->dur;
 			op->compute = op->ts > end ? op->ts - end : 0;
 		}
 	}

@@ -637,6 +637,8 @@ static const char *ev_times(struct rp_op *op, json_t *ev)
 	op->ts = json_integer_value(ts);
 	op->dur = json_integer_value(json_object_get(ev, "dur"));
 	op->compute = json_integer_value(json_object_get(ev, "compute_ns"));
+	if (json_integer_value(json_object_get(ev, "outside_ns")) > 0)
+		op->outside = json_integer_value(json_object_get(ev, "outside_ns"));
 	return NULL;
 }
 

@@ -289,27 +289,38 @@ static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t)
 
 /* Natural timing: the recorded compute, from the end of the thread's previous
  * call, less the replayer's own cost to get from here to the issue; on-CPU
- * time, as recorded (spin_oncpu).  Returns when the compute ends: the call's
- * intended issue time, if no dep is later. */
+ * time, as recorded (spin_oncpu).  Then the time the application's thread
+ * was kept off the CPU by tasks outside the trace (outside_ns: a load
+ * generator, another service), less what the spin was kept off by: the
+ * replay does not run those tasks, and the thread would otherwise go on
+ * sooner than it did.  Returns when the compute ends: the call's intended
+ * issue time, if no dep is later. */
 static uint64_t exec_compute(struct rp_thread *t, const struct rp_op *op, struct rp_clock *c,
 			     uint64_t *spun)
 {
-	uint64_t want = c->end + (uint64_t)(op->compute / ex.speed), now, off = 0;
+	uint64_t want = c->end + (uint64_t)(op->compute / ex.speed), now = 0, off = 0, left;
 
 	*spun = 0;
-	if (want <= c->end + c->ovh)
-		return want;
-	if (want - c->ovh > c->end + PACING_NS) {
-		atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
-		now = spin_oncpu(want - c->ovh, &off);
-		atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
-	} else {
-		now = spin_oncpu(want - c->ovh, &off);
+	if (want > c->end + c->ovh) {
+		if (want - c->ovh > c->end + PACING_NS) {
+			atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
+			now = spin_oncpu(want - c->ovh, &off);
+			atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
+		} else {
+			now = spin_oncpu(want - c->ovh, &off);
+		}
+		t->compute += now - c->end - off;
+		t->preempted += off;
+		*spun = now;
+		want += off;
 	}
-	t->compute += now - c->end - off;
-	t->preempted += off;
-	*spun = now;
-	return want + off;
+	left = (uint64_t)(op->outside / ex.speed);
+	if (left <= off)
+		return want;
+	left -= off;
+	t->outside += left;
+	*spun = exec_wait_until(c, want + left);
+	return want + left;
 }
 
 /*
@@ -457,7 +468,8 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 	 * per call instead of two */
 	op->t_issue = waited || ex.natural ? exec_clock() : c->end;
 	t->wait += op->t_issue - (spun ? spun : c->end);
-	if (spun && !op->ndeps) {
+	/* after a sleep for outside_ns, the wake's lateness is no bookkeeping */
+	if (spun && !op->ndeps && !op->outside) {
 		uint64_t d = op->t_issue - spun;
 
 		c->ovh = (c->ovh * 15 + (d < OVH_MAX ? d : OVH_MAX)) / 16;

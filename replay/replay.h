@@ -150,6 +150,7 @@ struct rp_op {
 	uint64_t ts;	   /* recorded enter time, ns since the trace start */
 	uint64_t dur;	   /* recorded duration */
 	uint64_t compute;  /* compute before the call, ns */
+	uint64_t outside;  /* off the CPU for tasks outside the trace before it, ns */
 	int64_t ret;	   /* recorded result, -errno on failure */
 	int64_t a[4];	   /* kind-specific: count, offset, flags, mode, slot */
 	const char *path;  /* absolute trace path, resolved in the root at run time */
@@ -325,6 +326,7 @@ struct rp_thread {
 	/* run time, ns */
 	_Alignas(64) uint64_t busy, wait, compute, hold, sleep;
 	uint64_t preempted; /* off the CPU during compute spins (spin_oncpu) */
+	uint64_t outside;   /* waits for the recorded outside_ns the spins were not off */
 	uint64_t cpu;	    /* CPU time of the replay thread that ran it */
 	uint64_t issued, failed, shrt, emulated;
 	uint64_t dio_aligned; /* O_DIRECT preads widened to the target's alignment */

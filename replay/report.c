@@ -109,11 +109,12 @@ static json_t *report_thread(const struct rp_thread *t)
 		const char *key;
 		uint64_t v;
 	} f[] = {
-		{ "ops", t->nops },	 { "issued", t->issued },
-		{ "failed", t->failed }, { "busy_ns", t->busy },
-		{ "wait_ns", t->wait },	 { "compute_ns", t->compute },
-		{ "hold_ns", t->hold },	 { "sleep_ns", t->sleep },
-		{ "cpu_ns", t->cpu },	 { "preempted_ns", t->preempted },
+		{ "ops", t->nops },	      { "issued", t->issued },
+		{ "failed", t->failed },      { "busy_ns", t->busy },
+		{ "wait_ns", t->wait },	      { "compute_ns", t->compute },
+		{ "hold_ns", t->hold },	      { "sleep_ns", t->sleep },
+		{ "cpu_ns", t->cpu },	      { "preempted_ns", t->preempted },
+		{ "outside_ns", t->outside },
 	};
 
 	for (size_t i = 0; o && i < sizeof(f) / sizeof(f[0]); i++)

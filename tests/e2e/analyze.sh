@@ -217,3 +217,27 @@ test_mmap_pages()
 	# pages a write() dirtied inside the call are not mmap I/O
 	eq "no pages on writes" "$(jq -s '[.[] | select(.type == "event" and .call == "write" and has("pages") and (.pages[] | .ino == '"$ino"'))] | length' m.jsonl)" 0
 }
+
+# A program sharing one CPU with a busy task outside the trace: the time that
+# task kept it off the CPU is on its calls (outside_ns), and a replay in
+# natural timing, which does not run the task, waits it out instead; think
+# order's wall gaps have it already.  The recorder and kernel threads, which
+# take the CPU too, are not counted (analyze's unit tests).
+test_outside_preemption()
+{
+	need_bpf
+	taskset -c 0 timeout 30 sh -c 'while :; do :; done' &
+	local hog=$! sum span
+	annotate p taskset -c 0 dd if=/dev/zero of=/dev/null bs=1 count=100000
+	kill "$hog"
+	wait "$hog" 2>/dev/null
+	sum=$(jq -s '[.[] | select(.type == "event") | .outside_ns // 0] | add' p.jsonl)
+	span=$(jq -s '[.[] | select(.type == "event")] | (map(.ts + .dur) | max) - (map(.ts) | min)' p.jsonl)
+	# two busy tasks on one CPU: each has about half of it
+	ge "outside_ns x 10 against the span ($sum of $span)" $((sum * 10)) "$span"
+	replay p.jsonl root --natural
+	ge "replay's outside_ns x 2" $(($(jq '[.threads[].outside_ns] | add' "$T/r.json") * 2)) "$sum"
+	ge "natural wall" "$(jq .wall_ns "$T/r.json")" "$sum"
+	replay p.jsonl root --natural --order think
+	eq "think's outside_ns" "$(jq '[.threads[].outside_ns] | add' "$T/r.json")" 0
+}

@@ -486,6 +486,28 @@ test_sleeps_and_speed()
 	[ "$(r .wall_ns)" -lt 50000000 ] || fail "--afap took $(r .wall_ns) ns"
 }
 
+# outside_ns, the time a task outside the trace had the thread's CPU, is
+# waited out in natural timing (/ X), and not --afap or in think order.
+test_outside_waited_out()
+{
+	{
+		echo '{"type":"header","version":1,"threads":[{"pid":10,"tid":10,"comm":"x","events":2}],"processes":[{"pid":10,"ppid":1,"cwd":"/"}],"files":[],"events":2}'
+		for i in 0 1; do
+			echo '{"type":"event","id":'$i',"pid":10,"tid":10,"call":"getpid","args":{},"ret":10,"ts":'$((i * 1000))',"dur":100,"compute_ns":0,"outside_ns":100000000,"deps":[]}'
+		done
+	} >o.jsonl
+	replay o.jsonl root --natural
+	ge "natural wall" "$(r .wall_ns)" 200000000
+	ge "outside_ns" "$(r '.threads[0].outside_ns')" 200000000
+	replay o.jsonl root --natural --speed 4
+	[ "$(r .wall_ns)" -lt 150000000 ] || fail "--speed 4 took $(r .wall_ns) ns"
+	ge "speed 4 wall" "$(r .wall_ns)" 50000000
+	replay o.jsonl root
+	[ "$(r .wall_ns)" -lt 50000000 ] || fail "--afap took $(r .wall_ns) ns"
+	replay o.jsonl root --natural --order think
+	eq "think's outside_ns" "$(r '.threads[0].outside_ns')" 0
+}
+
 # Between the preparation and the timed phase the replay syncs the root's
 # file system and waits until its device has nothing in flight: on an ext4
 # of its own (a loop device), data left dirty there (by the test, as by a
