@@ -23,7 +23,8 @@
 #   SVC_PAIRS="A B,C D"   these pairs (default ext4 <-> xfs, ext4 <-> btrfs)
 #   SVC_ONLY="pgbench nginx"   only these services
 #   SVC_REPS=N    rounds (default quick 2, full 3)
-#   ACC_MODES="MODE..."   replay orders (default: all five)
+#   ACC_MODES="MODE..."   replay orders (default: all five); causal-no-outside
+#                 is causal on the trace without its outside_ns, to measure them
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -192,7 +193,15 @@ app() {
 # failed count appended to $TMP/failed-MODE
 replay_once() {
 	local jsonl=$TMP/$1-$2.jsonl
-	mode_args "$4"
+	if [ "$4" = causal-no-outside ]; then
+		# what outside_ns buys: the same trace without it
+		[ -f "$TMP/$1-$2.no-outside.jsonl" ] ||
+			jq -c 'del(.outside_ns)' "$jsonl" >"$TMP/$1-$2.no-outside.jsonl"
+		jsonl=$TMP/$1-$2.no-outside.jsonl
+		mode_args causal
+	else
+		mode_args "$4"
+	fi
 	drop
 	if ! "$IOTRACE" replay "$jsonl" --root "$TMP/mnt/$3/root" "${SYSROOT[@]}" "${ARGS[@]}" \
 		--no-progress --settle "$IDLE_MS" --stall-timeout 60 --report "$TMP/r.json" \
