@@ -314,6 +314,8 @@ static uint64_t exec_compute(struct rp_thread *t, const struct rp_op *op, struct
 		*spun = now;
 		want += off;
 	}
+	if (!op->outside)
+		return want;
 	left = (uint64_t)(op->outside / ex.speed);
 	if (left <= off)
 		return want;
