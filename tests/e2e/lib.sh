@@ -25,6 +25,7 @@ fail()
 }
 
 . "$IOTRACE_ROOT/scripts/mounts.sh"
+. "$IOTRACE_ROOT/scripts/orderings.sh"
 
 # need_bpf: root, /proc, /sys, tracefs (mounted here in a chroot) and BTF, or skip.
 need_bpf()
@@ -149,52 +150,6 @@ reaches()
 			| back($seen + ($n | map({key: tostring, value: true}) | from_entries); $n)
 			end;
 		back({($b | tostring): true}; [$b]) | has($a | tostring)' "$1" >/dev/null
-}
-
-# ordered JSONL PAIRS: every [from, to] of PAIRS (a JSON array of event ids)
-# has `to` ordered after `from` through deps and same-thread order; prints
-# each pair that is not and exits 1.  reaches() for many pairs at once: vector
-# clocks, vc[e, t] the last call of thread t that event e comes after,
-# computed in passes in id order until none changes (a dep may point forward,
-# within its call's span).  Iterative: awk's recursion overflows on the
-# hundred thousand polls of an Open MPI trace.
-ordered()
-{
-	[ -s "$1" ] && [ -s "$2" ] || { echo "ordered: $1 or $2 is missing or empty"; return 1; }
-	{
-		jq -r '.[] | "pair \(.[0]) \(.[1])"' "$2"
-		jq -r 'select(.type == "event") | "ev \(.id) \(.tid) \([.deps[]?.id] | join(","))"' "$1"
-	} | awk '
-	BEGIN { np = ne = 0 }
-	$1 == "pair" { pf[np] = $2; pt[np] = $3; np++; next }
-	{
-		tid[$2] = $3; deps[$2] = $4; tids[$3] = 1; pos[$2] = ++cnt[$3]
-		if ($3 in last)
-			deps[$2] = deps[$2] (deps[$2] == "" ? "" : ",") last[$3]
-		last[$3] = $2; ids[ne++] = $2
-	}
-	END {
-		do {
-			changed = 0
-			for (i = 0; i < ne; i++) {
-				e = ids[i]
-				n = split(deps[e], d, ",")
-				for (k = 1; k <= n; k++)
-					for (t in tids)
-						if (vc[d[k], t] > vc[e, t]) {
-							vc[e, t] = vc[d[k], t]
-							changed = 1
-						}
-				vc[e, tid[e]] = pos[e]
-			}
-		} while (changed && ++pass < ne)
-		for (i = 0; i < np; i++)
-			if (vc[pt[i], tid[pf[i]]] < pos[pf[i]]) {
-				print "not ordered: " pf[i] " -> " pt[i]
-				bad = 1
-			}
-		exit bad
-	}'
 }
 
 # fdreuse_reads_right TRACE: in TRACE of tests/progs/fdreuse (run on $T/d),

@@ -41,57 +41,6 @@ record_job()
 	eq "hosts" "$(head -1 job.jsonl | jq '.hosts | length')" 3
 }
 
-# io_ids: "HOSTNAME KIND J ID" for each write and read of a rank's own file
-io_ids()
-{
-	jq -r -s '
-		(.[0].hosts | map({key: .name, value: .hostname}) | from_entries) as $hn
-		| (.[0].threads | map({key: (.tid | tostring), value: $hn[.host]}) | from_entries) as $h
-		| .[1:][] | select(.call == "pwrite64" or .call == "pread64")
-		| select(.args.fd.path // "" | test("/r[0-9]+$"))
-		| "\($h[.tid | tostring]) \(if .call == "pwrite64" then "write" else "read" end) \(.args.offset / 65536 | floor) \(.id)"' job.jsonl
-}
-
-# log_pairs: "FROM TO" (HOSTNAME:KIND:J each) for every call of one rank that
-# a token or a barrier put before a call of another: the last call before
-# the send (or barrier) and the first after the receive (or barrier)
-log_pairs()
-{
-	awk '
-	FNR == 1 { r++; host[r] = $2; last = ""; np = 0; next }
-	$1 == "write" || $1 == "read" {
-		io = host[r] ":" $1 ":" $2
-		for (i = 0; i < np; i++)
-			after[pend[i]] = io
-		np = 0
-		last = io
-		next
-	}
-	$1 == "send" { k = "m " r " " ($2 + 1) " " (++ns[r, $2 + 1]); before[k] = last; next }
-	$1 == "recv" { k = "m " ($2 + 1) " " r " " (++nr[$2 + 1, r]); pend[np++] = k; next }
-	$1 == "barrier" {
-		n = ++nb[r]
-		nbar = n > nbar ? n : nbar
-		before["b " r " " n] = last
-		pend[np++] = "b " r " " n
-	}
-	END {
-		for (k in before) {
-			if (substr(k, 1, 1) != "m" || !(k in after) || before[k] == "")
-				continue
-			print before[k], after[k]
-		}
-		for (n = 1; n <= nbar; n++)
-			for (a = 1; a <= r; a++)
-				for (b = 1; b <= r; b++) {
-					ka = "b " a " " n
-					kb = "b " b " " n
-					if (a != b && before[ka] != "" && (kb in after))
-						print before[ka], after[kb]
-				}
-	}' shared/log.0 shared/log.1 shared/log.2
-}
-
 # check_job: every logged ordering is in the merged trace, and no false edge
 check_job()
 {
