@@ -49,22 +49,24 @@ ordered()
 	}'
 }
 
-# io_ids: "HOSTNAME KIND J ID" for each write and read of a rank's own file
-io_ids()
+# mpilog_want JOB DIR LOG...: the orderings across ranks that the logs of
+# tests/progs/mpiio (LOG.R, one a rank) imply, as DIR/pairs ("FROM TO",
+# HOSTNAME:KIND:J each) and as DIR/want.json, the event ids of JOB (a merged
+# annotated trace) for them, for ordered().  A pair is a call of one rank
+# that a token or a barrier put before a call of another: the last write or
+# read before the send (or barrier) and the first after the receive (or
+# barrier).  Says which logged call has no event and returns 1 if one has not.
+mpilog_want()
 {
+	local job=$1 dir=$2
+	shift 2
 	jq -r -s '
 		(.[0].hosts | map({key: .name, value: .hostname}) | from_entries) as $hn
 		| (.[0].threads | map({key: (.tid | tostring), value: $hn[.host]}) | from_entries) as $h
 		| .[1:][] | select(.call == "pwrite64" or .call == "pread64")
 		| select(.args.fd.path // "" | test("/r[0-9]+$"))
-		| "\($h[.tid | tostring]) \(if .call == "pwrite64" then "write" else "read" end) \(.args.offset / 65536 | floor) \(.id)"' job.jsonl
-}
-
-# log_pairs: "FROM TO" (HOSTNAME:KIND:J each) for every call of one rank that
-# a token or a barrier put before a call of another: the last call before
-# the send (or barrier) and the first after the receive (or barrier)
-log_pairs()
-{
+		| "\($h[.tid | tostring]):\(if .call == "pwrite64" then "write" else "read" end):\(.args.offset / 65536 | floor) \(.id)"' \
+		"$job" >"$dir/ids" || return 1
 	awk '
 	FNR == 1 { r++; host[r] = $2; last = ""; np = 0; next }
 	$1 == "write" || $1 == "read" {
@@ -97,5 +99,28 @@ log_pairs()
 					if (a != b && before[ka] != "" && (kb in after))
 						print before[ka], after[kb]
 				}
-	}' shared/log.0 shared/log.1 shared/log.2
+	}' "$@" >"$dir/pairs" || return 1
+	awk 'NR == FNR { id[$1] = $2; next }
+	     { if (!($1 in id) || !($2 in id)) { print "no event for " $0 > "/dev/stderr"; exit 1 }
+	       printf "%s[%s,%s]", n++ ? "," : "[", id[$1], id[$2] }
+	     END { print "]" }' "$dir/ids" "$dir/pairs" >"$dir/want.json"
+}
+
+# xhost_false_deps JOB: how many cross-host deps of JOB no bytes show: a dep
+# from another host must be a send whose bytes the receive took, or the
+# shutdown whose end of stream it read
+xhost_false_deps()
+{
+	jq -s '
+		(.[0].threads | map({key: (.tid | tostring), value: .host}) | from_entries) as $host
+		| (.[1:] | map({key: (.id | tostring), value: .}) | from_entries) as $by
+		| [.[1:][] | . as $e | .deps[]? | $by[.id | tostring] as $s
+		   | select($host[$s.tid | tostring] != $host[$e.tid | tostring])
+		   | select(($s.conn != $e.conn) or ($s.conn == null) or
+			    if $s.call == "shutdown" then $e.ret != 0
+			    else ($s.stream == null or $e.stream == null or
+				  ($s.stream[0] >= $e.stream[1]) or ($e.stream[0] >= $s.stream[1]) or
+				  ([$s.call] | inside(["read", "readv", "recvfrom", "recvmsg"])))
+			    end)]
+		| length' "$1"
 }

@@ -45,30 +45,13 @@ record_job()
 check_job()
 {
 	local want
-	io_ids | awk '{ print $1 ":" $2 ":" $3, $4 }' >ids
-	log_pairs >pairs
+	mpilog_want job.jsonl . shared/log.0 shared/log.1 shared/log.2 ||
+		fail "a logged call has no event"
 	want=$(wc -l <pairs)
 	ge "orderings the logs imply" "$want" $ROUNDS
-	awk 'NR == FNR { id[$1] = $2; next }
-	     { if (!($1 in id) || !($2 in id)) { print "no event for " $0 > "/dev/stderr"; exit 1 }
-	       printf "%s[%s,%s]", n++ ? "," : "[", id[$1], id[$2] }
-	     END { print "]" }' ids pairs >want.json || fail "a logged call has no event"
 	eq "pairs to check" "$(jq length want.json)" "$want"
 	ordered job.jsonl want.json || fail "a logged ordering across hosts is not in the merged trace"
-	# no false edge: a dep from another host is a send whose bytes the
-	# receive took, or the shutdown whose end of stream it read
-	eq "false cross-host deps" "$(jq -s '
-		(.[0].threads | map({key: (.tid | tostring), value: .host}) | from_entries) as $host
-		| (.[1:] | map({key: (.id | tostring), value: .}) | from_entries) as $by
-		| [.[1:][] | . as $e | .deps[]? | $by[.id | tostring] as $s
-		   | select($host[$s.tid | tostring] != $host[$e.tid | tostring])
-		   | select(($s.conn != $e.conn) or ($s.conn == null) or
-			    if $s.call == "shutdown" then $e.ret != 0
-			    else ($s.stream == null or $e.stream == null or
-				  ($s.stream[0] >= $e.stream[1]) or ($e.stream[0] >= $s.stream[1]) or
-				  ([$s.call] | inside(["read", "readv", "recvfrom", "recvmsg"])))
-			    end)]
-		| length' job.jsonl)" 0
+	eq "false cross-host deps" "$(xhost_false_deps job.jsonl)" 0
 	echo "note: $want orderings across hosts from the logs, all in the merged trace;" \
 		"$(head -1 job.jsonl | jq .causality_stats.edges_xhost) cross-host deps"
 }
