@@ -9,6 +9,10 @@
 #
 #   mhw_NAME_app HOSTS...             run it; print its span in seconds
 #   mhw_NAME_record OUTDIR HOSTS...   run it recorded: OUTDIR/HOST.iot per host
+#   mhw_NAME_pairs OUTDIR             the orderings across hosts the ranks'
+#                                     logs of the recorded run imply
+#   mhw_NAME_found OUTDIR             how many of them the merged trace
+#                                     OUTDIR/job.jsonl has
 #
 # called inside scripts/netns-hosts.sh (it uses $NH_MPIRUN); HOSTS are
 # namespace names of $NH_HOSTS, one rank each, in that order. The span is
@@ -23,9 +27,12 @@
 #                   with MODE=quick, else 128)
 #   BUILD, IOTRACE  where build/progs/mpiio and iotrace are
 # Each rank runs with --mca mpi_yield_when_idle 1, recorded or not, as
-# docs/replay.md tells users recording Open MPI to.
+# docs/replay.md tells users recording Open MPI to, and logs what it did
+# (tests/progs/mpiio's LOG), recorded or not, so that both do the same work.
 
 MH_WORKLOADS+=" pseudo pseudosync fitness"
+# shellcheck source=scripts/orderings.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/orderings.sh"
 # shellcheck disable=SC2034 # read by mhaccuracy.sh
 MHW_pseudo_HOSTS=3 MHW_pseudosync_HOSTS=3 MHW_fitness_HOSTS=3
 MHW_MPI_MCA="--mca mpi_yield_when_idle 1"
@@ -65,17 +72,18 @@ mhw_mpi_wrapper()
 # mhw_mpi_run PATTERN OUTDIR|- HOSTS...: one run; prints the span in seconds
 mhw_mpi_run()
 {
-	local pat=$1 out=$2 hosts spans
+	local pat=$1 out=$2 hosts spans log
 	local rounds=${MHW_MPI_ROUNDS:-$([ "${MODE:-}" = quick ] && echo 32 || echo 128)}
 	shift 2
 	mhw_mpi_wrapper || return 1
 	hosts=$(IFS=,; echo "$*")
 	spans=$MHW_MPI_TMP/spans
-	rm -f "$spans".*
+	log=$([ "$out" = - ] && echo "$MHW_MPI_TMP" || echo "$out")/log
+	rm -f "$spans".* "$log".*
 	! type mh_ready >/dev/null 2>&1 || mh_ready
 	# shellcheck disable=SC2086 # NH_MPIRUN and the MCA options are words
 	$NH_MPIRUN $MHW_MPI_MCA --host "$hosts" -np $# "$MHW_MPI_TMP/rank" "$spans" "$out" \
-		"$pat" "$MHW_MPI_DIR" "$rounds" >"$MHW_MPI_TMP/run.out" 2>&1 ||
+		"$pat" "$MHW_MPI_DIR" "$rounds" "$log" >"$MHW_MPI_TMP/run.out" 2>&1 ||
 		{ echo "iotrace: mhwork_mpi: $pat on $hosts failed: $(tail -3 "$MHW_MPI_TMP/run.out")" >&2; return 1; }
 	[ "$(cat "$spans".* | wc -l)" -eq $# ] ||
 		{ echo "iotrace: mhwork_mpi: $pat: not every rank said when it ran" >&2; return 1; }
@@ -83,8 +91,25 @@ mhw_mpi_run()
 		END { printf "%.6f\n", (b - a) / 1e9 }'
 }
 
+# mhw_mpi_pairs OUTDIR: the orderings across ranks in the recorded run's
+# logs, as OUTDIR/pairs and OUTDIR/want.json; prints how many
+mhw_mpi_pairs()
+{
+	mpilog_want "$1/job.jsonl" "$1" "$1"/log.* >&2 && wc -l <"$1/pairs"
+}
+
+# mhw_mpi_found OUTDIR: how many of them the merged trace orders
+mhw_mpi_found()
+{
+	local missed
+	missed=$(ordered "$1/job.jsonl" "$1/want.json" | grep -c '^not ordered') || true
+	echo $(($(wc -l <"$1/pairs") - missed))
+}
+
 for _w in pseudo pseudosync fitness; do
 	eval "mhw_${_w}_app() { mhw_mpi_run $_w - \"\$@\" || echo -; }"
 	eval "mhw_${_w}_record() { local o=\$1; shift; mhw_mpi_run $_w \"\$o\" \"\$@\" >/dev/null; }"
+	eval "mhw_${_w}_pairs() { mhw_mpi_pairs \"\$1\"; }"
+	eval "mhw_${_w}_found() { mhw_mpi_found \"\$1\"; }"
 done
 unset _w
