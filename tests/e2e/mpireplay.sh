@@ -373,20 +373,6 @@ test_mpi_recorded_tcp_pair()
 	eq "cross-host deps by message" "$(jq '[.hosts[].xhost.deps] | add' r.json)" 1
 }
 
-# false_xdeps JSONL: cross-host deps that are not a write feeding a read
-# of the same connection with bytes of it
-false_xdeps()
-{
-	jq -s '
-		(.[0].threads | map({key: (.tid | tostring), value: .host}) | from_entries) as $host
-		| (.[1:] | map({key: (.id | tostring), value: .}) | from_entries) as $by
-		| [.[1:][] | . as $e | .deps[]? | $by[.id | tostring] as $s
-		   | select($host[$s.tid | tostring] != $host[$e.tid | tostring])
-		   | select(($s.conn != $e.conn) or $s.stream == null or $e.stream == null
-			    or ($s.stream[0] >= $e.stream[1]) or ($e.stream[0] >= $s.stream[1]))]
-		| length' "$1"
-}
-
 # The two-tier service: redis-server on host B, attached to with -p while
 # redis-benchmark on host A, recorded with --, drives it over the bridge;
 # then a client outside the trace (redis-cli on the hub) asks it once more.
@@ -446,7 +432,7 @@ test_mpi_redis_two_tier()
 	# CONFIG GET and its reply: a write on one host feeding a read on the other
 	eq "cross-host edges" "$(head -1 job.jsonl | jq .causality_stats.edges_xhost)" \
 		$((4 * n + 2))
-	eq "false cross-host deps" "$(false_xdeps job.jsonl)" 0
+	eq "false cross-host deps" "$(xhost_false_deps job.jsonl)" 0
 	eq "failed" "$(jq .failed r.json)" 0
 	eq "short" "$(jq .short r.json)" 0
 	eq "socket calls skipped" "$(jq '[.hosts[].skipped | to_entries[] |
