@@ -473,8 +473,6 @@ test_metadata_calls()
 	eq "mode reset" "$(stat -c %a root/d/f)" 644
 }
 
-# Timed sleeps last their recorded duration, divided by --speed, and are
-# skipped by --afap.  Four 100 ms sleeps, with wide margins for a busy host.
 # paced JSONL NS: a replay of JSONL takes NS or more in natural timing, from a
 # quarter to three quarters of that at --speed 4, and under 50 ms --afap.
 paced()
@@ -488,6 +486,8 @@ paced()
 	[ "$(r .wall_ns)" -lt 50000000 ] || fail "--afap took $(r .wall_ns) ns"
 }
 
+# Timed sleeps last their recorded duration, divided by --speed, and are
+# skipped by --afap.  Four 100 ms sleeps, with wide margins for a busy host.
 test_sleeps_and_speed()
 {
 	{
