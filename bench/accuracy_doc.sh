@@ -79,6 +79,41 @@ write_replay_section() {
 	doc_section "$DOC" replay "$sec"
 }
 
+# lean_table: the rows whose causal rounds leaned one way, and their second
+# measurement ($TMP/leans, bench/accuracy.sh)
+lean_table() {
+	local n k a
+	n=$(wc -l <"$TMP/rounds")
+	# k: the fewest rounds on one side that the test counts; a: the chance
+	# that a row that does not lean gets there
+	read -r k a <<<"$(awk -v n="$CREPS" -v lp="$LEAN_P" 'BEGIN {
+		for (k = 0; k <= n; k++) { t = 0; c = 1
+			for (i = 0; i <= n; i++) { if (i >= k) t += c; c = c * (n - i) / (i + 1) }
+			if (2 * t / 2 ^ n < lp) { print k, 2 * t / 2 ^ n; exit } }
+		print "- 0" }')"
+	echo -n "Rows that lean: a row leans when its causal rounds fall on one side of the application's more often than chance allows (the sign test over its $CREPS rounds, two-sided p < $LEAN_P"
+	if [ "$k" = - ]; then
+		echo ", which no $CREPS rounds can give: the full run's $((CREPS > 9 ? CREPS : 9)) can) and its median is ${LEAN_MIN}% or more from the application's."
+		echo
+		return
+	fi
+	echo ": $k or more of $CREPS) and its median is ${LEAN_MIN}% or more from the application's (under 1% the two clocks' end points differ by as much: the application is timed by the shell from its fork to its wait, the replay by itself from its first call to its last end). Among $n rows, about $(awk -v n="$n" -v a="$a" 'BEGIN { printf "%.1f", n * a }') lean by chance alone (p = $(awk -v a="$a" 'BEGIN { printf "%.3f", a }') each), so each leaning row is measured again, causal only, with $RECS new recordings and fresh application files, and leans consistently when it leans the same way again (p < $LEAN_P)."
+	echo
+	if [ ! -s "$TMP/leans" ]; then
+		echo "No row leaned in this run."
+		echo
+		return
+	fi
+	echo "| workload | recorded on | run on | causal: rounds above / below | median | again: above / below | median | failed | consistent |"
+	echo "|---|---|---|---:|---:|---:|---:|---:|---|"
+	awk -v lp="$LEAN_P" '{
+		same = ($8 > $9) == ($4 > $5) && $11 < lp
+		printf "| %s | %s | %s | %d / %d | %s | %d / %d | %s | %s | %s |\n", $1, $2, $3, $4, $5,
+			($6 == "-" ? "-" : sprintf("%+.1f%%", 100 * ($6 - 1))), $8, $9,
+			($10 == "-" ? "-" : sprintf("%+.1f%%", 100 * ($10 - 1))), $12, (same ? "**yes**" : "no") }' "$TMP/leans"
+	echo
+}
+
 # accuracy_tables: the error table, the failed-calls table and the failures
 accuracy_tables() {
 	local cols seps
@@ -115,6 +150,7 @@ accuracy_tables() {
 	echo
 	echo "![CDF of the replay error per mode](accuracy-cdf.png)"
 	echo
+	lean_table
 	echo "Semantic correctness: calls whose outcome (success, or which errno) differs from the trace, worst of a row's replays, per mode:"
 	echo
 	echo "| workload | recorded on | run on |$cols"
@@ -191,6 +227,12 @@ write_accuracy_section() {
 	doc_section "$DOC" accuracy "$acc"
 }
 
+# lean_count: "K leaning consistently, of N that leaned in the run"
+lean_count() {
+	awk -v lp="$LEAN_P" '{ n++; if (($8 > $9) == ($4 > $5) && $11 < lp) k++ }
+		END { printf "%d leaning consistently, of %d that leaned in the run\n", k, n }' "$TMP/leans"
+}
+
 write_targets_section() {
 	local causal best_base m e tgt=$TMP/targets.md
 	causal=$(mean_err causal)
@@ -216,6 +258,7 @@ write_targets_section() {
 		echo "| \`--natural\` lag p99 <= 50 µs | $(fmt 1 "$LAG99") µs | $(verdict "$LAG99 <= 50") |"
 		echo "| mean cross-configuration error <= 5% (causal) | $causal% | $(verdict "$causal <= 5") |"
 		echo "| causal more accurate than every baseline | causal $causal% vs best baseline ${best_base:--}% | $(verdict "$causal < ${best_base:--}") |"
+		echo "| no row leaning one way consistently (causal; sign test, in the run and measured again) | $(lean_count) | $(verdict "$(lean_count | cut -d' ' -f1) == 0") |"
 		echo "| no call whose outcome differs (causal) | $(awk '$6 != "-" { s += $6 } END { print s + 0 }' "$rows") failed | $(verdict "$(awk '$6 != "-" { s += $6 } END { print s + 0 }' "$rows") == 0") |"
 		echo
 		echo "This machine has 2 CPUs shared with other work: the lag figures include every time the replay thread was descheduled."
