@@ -99,9 +99,10 @@ CG=/sys/fs/cgroup/blkio/iotrace-accuracy-$$
 # after its own I/O would miss the burst the other got (docs/BENCHMARKS.md)
 IDLE_MS=250
 # A row leans when the sign test over its causal rounds gives p < LEAN_P and
-# its median is LEAN_MIN% or more from the application's: under 1% the two
-# clocks' end points differ by as much (the application timed by the shell
-# from its fork to its wait, the replay by itself from first call to last end)
+# its median is LEAN_MIN% or more from the application's: a lean under 1% is
+# a fifth of the target error, and the two sides are not timed by one clock
+# over one span (the application by the shell from its fork to its wait, the
+# replay by itself from its first call to its last end)
 LEAN_P=0.05 LEAN_MIN=${ACC_LEAN_MIN:-1}
 REC0=0 # the first recording a row's rounds replay (measure)
 DB_OPTS=(--compression_type=none --value_size=100 --key_size=16 --statistics=0 --histogram=0)
@@ -341,7 +342,7 @@ done
 # Rows whose causal rounds fall on one side of the application more often
 # than chance allows: each measured again, causal only, with new recordings
 # of its own and fresh rounds; a row leans consistently when it leans the
-# same way again.  Among 64 rows at p < 0.05 about three lean by chance.
+# same way again.  Among 64 rows at p < 0.05 two or three lean by chance.
 # "name src dst above below median p, again: above below median p failed"
 # per leaning row, in $TMP/leans
 : >"$TMP/leans"
