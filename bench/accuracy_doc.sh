@@ -86,11 +86,9 @@ lean_table() {
 	n=$(wc -l <"$TMP/rounds")
 	# k: the fewest rounds on one side that the test counts; a: the chance
 	# that a row that does not lean gets there
-	read -r k a <<<"$(awk -v n="$CREPS" -v lp="$LEAN_P" 'BEGIN {
-		for (k = 0; k <= n; k++) { t = 0; c = 1
-			for (i = 0; i <= n; i++) { if (i >= k) t += c; c = c * (n - i) / (i + 1) }
-			if (2 * t / 2 ^ n < lp) { print k, 2 * t / 2 ^ n; exit } }
-		print "- 0" }')"
+	read -r k a <<<"$(awk -v n="$CREPS" -v lp="$LEAN_P" "$SIGN_P"'
+		BEGIN { for (k = 0; k <= n; k++) if (sign_p(n, k) < lp) { print k, sign_p(n, k); exit }
+			print "- 0" }')"
 	echo -n "Rows that lean: a row leans when its causal rounds fall on one side of the application's more often than chance allows (the sign test over its $CREPS rounds, two-sided p < $LEAN_P"
 	if [ "$k" = - ]; then
 		echo ", which no $CREPS rounds can give: the full run's $((CREPS > 9 ? CREPS : 9)) can) and its median is ${LEAN_MIN}% or more from the application's."

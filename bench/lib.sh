@@ -66,16 +66,20 @@ median_se() {
 		awk -v n="$(wc -l <<<"$v")" '{ if (n < 2) print "-"; else print 1.2533 * 1.4826 * $1 / sqrt(n) }'
 }
 
+# SIGN_P: awk's sign_p(N, K), the two-sided sign test's p for K or more of
+# N rounds on one side, at most 1
+SIGN_P='function sign_p(n, k,  i, c, t) { c = 1
+	for (i = 0; i <= n; i++) { if (i >= k) t += c; c = c * (n - i) / (i + 1) }
+	t = 2 * t / 2 ^ n; return t > 1 ? 1 : t }'
+
 # sign_test: the ratios on stdin (T_replay / T_app, one a round) against 1:
 # "ABOVE BELOW P", the rounds above and below (a tie dropped) and the
 # two-sided sign test's p, the chance that rounds of a replay no slower or
 # faster than the application fall at least that unevenly
 sign_test() {
-	awk '/^-?[0-9.]+(e[-+]?[0-9]+)?$/ { if ($1 > 1) a++; else if ($1 < 1) b++ }
-		END { n = a + b; k = a > b ? a : b; c = 1; t = 0
-			for (i = 0; i <= n; i++) { if (i >= k) t += c; c = c * (n - i) / (i + 1) }
-			p = n ? 2 * t / 2 ^ n : 1
-			printf "%d %d %.4f\n", a, b, (p > 1 ? 1 : p) }'
+	awk "$SIGN_P"'
+		/^-?[0-9.]+(e[-+]?[0-9]+)?$/ { if ($1 > 1) a++; else if ($1 < 1) b++ }
+		END { printf "%d %d %.4f\n", a, b, sign_p(a + b, a > b ? a : b) }'
 }
 
 # fmt DECIMALS VALUE: round a number for the tables; "-" passes through.
