@@ -209,6 +209,25 @@ static bool dep_wait_until(_Atomic uint32_t *w, uint32_t need, uint64_t until)
 	}
 }
 
+/* dep_wait_until (UNTIL 0: dep_wait) for DEP's word to reach NEED; for
+ * another host's op, the courier is told that a thread waits for it. */
+static bool dep_wait_op(const struct rp_op *dep, uint32_t need, uint64_t until)
+{
+	_Atomic uint32_t *w = (_Atomic uint32_t *)&dep->state;
+	bool want = dep->remote && (atomic_load_explicit(w, memory_order_acquire) & RS_MASK) < need;
+	bool ok = true;
+
+	if (want)
+		mhost__want(true);
+	if (until)
+		ok = dep_wait_until(w, need, until);
+	else
+		dep_wait(w, need);
+	if (want)
+		mhost__want(false);
+	return ok;
+}
+
 static void dep_set(_Atomic uint32_t *w, uint32_t st)
 {
 	uint32_t old = atomic_exchange_explicit(w, st, memory_order_acq_rel);
@@ -232,7 +251,7 @@ static uint64_t exec_wait_deps(struct rp_plan *p, const struct rp_op *op)
 
 		if (d & RP_DEP_START && dep->rdv_wake == self)
 			continue;
-		dep_wait((_Atomic uint32_t *)&dep->state, d & RP_DEP_START ? RS_STARTED : RS_DONE);
+		dep_wait_op(dep, d & RP_DEP_START ? RS_STARTED : RS_DONE, 0);
 		/* written before the state word was released */
 		if (!(d & RP_DEP_START))
 			t = dep->t_end;
@@ -365,9 +384,9 @@ static uint64_t exec_hold_cut(struct rp_plan *p, const struct rp_op *cut, uint64
 	atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
 	for (uint32_t k = 0; k < cut->ndeps; k++) {
 		uint32_t d = cut->deps[k];
-		_Atomic uint32_t *w = (_Atomic uint32_t *)&p->ops[d & ~RP_DEP_START].state;
 
-		if (!dep_wait_until(w, d & RP_DEP_START ? RS_STARTED : RS_DONE, until))
+		if (!dep_wait_op(&p->ops[d & ~RP_DEP_START],
+				 d & RP_DEP_START ? RS_STARTED : RS_DONE, until))
 			break;
 	}
 	atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);

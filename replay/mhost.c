@@ -9,6 +9,13 @@
  * wait for a remote op on its state word as for a local one.  Reports are
  * gathered to rank 0.  Only the courier calls MPI while the replay runs
  * (MPI_THREAD_SERIALIZED); every wait has a deadline.
+ *
+ * MPI has no descriptor to sleep on: the courier polls it, and a poll every
+ * nap is a wakeup every 20 us that takes the CPU from the replay threads it
+ * shares with.  So it polls that often only while a replay thread waits for
+ * a remote op or a send is in flight; with messages still to come it looks
+ * every millisecond, and with none it sleeps until a replay thread rings it
+ * (a message queued, a wait begun) or a heartbeat is due.
  */
 #include <errno.h>
 #include <ifaddrs.h>
@@ -23,7 +30,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <jansson.h>
 
 #include "lib/log.h"
@@ -39,6 +48,9 @@ enum { TAG_DEP = 1, TAG_LEN = 2, TAG_REPORT = 3, TAG_BEAT = 4, TAG_INL = 5 };
 #define BARRIER_STALLS 10
 /* with no stall timeout, a read waits this long at most for its bytes */
 #define AWAIT_MAX_NS 10000000000ull
+/* the courier, messages still to come and no replay thread waiting for one,
+ * looks for them this often */
+#define LOOK_NS 1000000ull
 
 /* A TAG_DEP message: an op that started or ended on its rank; for a
  * listen, where the other ranks' connects find it. */
@@ -62,6 +74,8 @@ static struct mhost {
 	pthread_t courier;
 	bool courier_up;
 	_Atomic bool stop;
+	_Atomic uint32_t bell;	  /* rung: the courier has work (futex word) */
+	_Atomic uint32_t wanting; /* replay threads waiting for a remote op */
 	int err;
 	uint64_t waits, deps, sent, received; /* for the report */
 	uint64_t carried;		      /* deps a connection carries */
@@ -447,6 +461,25 @@ int mhost__plan(struct rp_plan *p)
 	return 0;
 }
 
+/* Wakes the courier if it sleeps: after what it is to see was published. */
+static void courier_ring(void)
+{
+	atomic_fetch_add_explicit(&xh.bell, 1, memory_order_release);
+	syscall(SYS_futex, &xh.bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void mhost__want(bool on)
+{
+	if (!xh.active)
+		return;
+	if (!on) {
+		atomic_fetch_sub_explicit(&xh.wanting, 1, memory_order_relaxed);
+		return;
+	}
+	atomic_fetch_add_explicit(&xh.wanting, 1, memory_order_release);
+	courier_ring();
+}
+
 void mhost__sent(uint32_t idx, unsigned int what)
 {
 	uint32_t n;
@@ -465,6 +498,7 @@ void mhost__sent(uint32_t idx, unsigned int what)
 		atomic_store_explicit(&xh.qn, n + 1, memory_order_release);
 	}
 	pthread_mutex_unlock(&xh.qlock);
+	courier_ring();
 }
 
 /* What every rank learnt from the others' tables: where their listeners are. */
@@ -621,6 +655,25 @@ static void courier_beat(struct courier *c)
 	}
 }
 
+/* Nothing to carry: sleeps until rung, the next heartbeat, or (messages
+ * still to come) LOOK_NS.  The bell is read before the work is looked at,
+ * so a ring after that look makes the futex wait return at once. */
+static void courier_doze(struct courier *c)
+{
+	uint32_t bell = atomic_load_explicit(&xh.bell, memory_order_acquire);
+	uint64_t now = mpi__now(), due = c->last_beat + BEAT_NS, wait;
+	struct timespec ts;
+
+	if (atomic_load(&xh.stop) || c->qdone != atomic_load(&xh.qn) ||
+	    (c->left && atomic_load(&xh.wanting)))
+		return;
+	wait = due > now ? due - now : 0;
+	if (c->left && wait > LOOK_NS)
+		wait = LOOK_NS;
+	ts = (struct timespec){ .tv_sec = wait / 1000000000ull, .tv_nsec = wait % 1000000000ull };
+	syscall(SYS_futex, &xh.bell, FUTEX_WAIT_PRIVATE, bell, &ts, NULL, 0);
+}
+
 static void *courier_run(void *arg)
 {
 	struct courier *c = arg;
@@ -643,12 +696,10 @@ static void *courier_run(void *arg)
 			xh.err = -ETIMEDOUT;
 		if (busy)
 			continue;
-		/* nothing to carry, only heartbeats: on a machine whose CPUs the
-		 * replay threads need, a courier up 50000 times a second costs */
-		if (!xh.nexpect && !xh.qcap)
-			usleep(BEAT_NS / 1000 / 50);
-		else
+		if (c->sdone < c->ns || (c->left && atomic_load(&xh.wanting)))
 			mpi__nap();
+		else
+			courier_doze(c);
 	}
 	if (c->left)
 		mpi__cancel(&c->rreq);
@@ -680,6 +731,7 @@ static int mhost_stop(void)
 	if (!xh.courier_up)
 		return 0;
 	atomic_store(&xh.stop, true);
+	courier_ring();
 	pthread_join(xh.courier, NULL);
 	xh.courier_up = false;
 	if (xh.err)

@@ -539,6 +539,9 @@ int mhost__barrier(const struct rp_opts *o);
 int mhost__go(struct rp_plan *p);
 /* exec.c: op IDX, which other ranks wait for, started or ended. */
 void mhost__sent(uint32_t idx, unsigned int what);
+/* exec.c: a replay thread begins (ON) or ends a wait for another host's op:
+ * the courier looks for its message while one waits. */
+void mhost__want(bool on);
 /* ops.c: before a read fed by another host, its bytes are waited for. */
 void mhost__await(struct rp_plan *p, struct rp_op *op);
 /* netops.c: a non-blocking connect to another host has completed (or failed,
