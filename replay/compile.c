@@ -136,7 +136,7 @@ static bool futex_may_block(int64_t op)
  * minimum instead of the microsecond it took. */
 static bool wait_may_block(const struct rp_op *op)
 {
-	return op->a[0] < 0 ? op->a[2] != 0 : futex_may_block(op->a[0]);
+	return op->a[0] < 0 ? !op__busy_poll(op) : futex_may_block(op->a[0]);
 }
 
 /*

@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ static struct mhost {
 	int err;
 	uint64_t waits, deps, sent, received; /* for the report */
 	uint64_t carried;		      /* deps a connection carries */
+	uint64_t polled;		      /* of those, reads polled for (xspin) */
 	uint64_t events;		      /* this host's */
 	uint64_t stall_ns;
 	struct rp_plan *p;
@@ -263,6 +265,12 @@ static bool mhost_stream_read(const struct rp_op *op)
  * gone, for at most a stall timeout; the read then finds them, as it did,
  * instead of fewer (short) or none (EAGAIN on a non-blocking socket). A
  * read that got the end waits for the other end's shutdown to arrive.
+ *
+ * Where the application polled for the bytes (xspin), the wait polls and
+ * yields the CPU between polls, as Open MPI's progress loop with
+ * mpi_yield_when_idle does: a thread asleep in the kernel instead leaves
+ * its CPU idle, and an idle CPU is slower to take the wakeup and the other
+ * ranks' I/O completions (a VM's vCPU halts) than one that polls.
  */
 void mhost__await(struct rp_plan *p, struct rp_op *op)
 {
@@ -270,15 +278,16 @@ void mhost__await(struct rp_plan *p, struct rp_op *op)
 	int fd = fd__get(p, op, op->fd), n = 0, lowat = 1, want;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
 	socklen_t len = sizeof(lowat);
-	bool blocks;
+	bool blocks = false;
 
 	if (fd < 0)
 		return;
 	/* on a TCP socket, poll blocks until the bytes are all in: no nap loop
 	 * taking the CPUs the other ranks' replay threads need */
 	want = op->ret < INT_MAX ? (int)op->ret : INT_MAX;
-	blocks = !getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, &len) &&
-		 !setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
+	if (!op->xspin)
+		blocks = !getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, &len) &&
+			 !setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
 	/* the end of the stream (ret 0): until the other end's shutdown is in */
 	while (!ioctl(fd, FIONREAD, &n) && (n < op->ret || (!op->ret && !n)) &&
 	       (now = mpi__now()) < until) {
@@ -286,7 +295,9 @@ void mhost__await(struct rp_plan *p, struct rp_op *op)
 		if (poll(&pfd, 1, blocks ? (int)((until - now) / 1000000 + 1) : 0) > 0 &&
 		    pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
 			break;
-		if (!blocks)
+		if (op->xspin)
+			sched_yield();
+		else if (!blocks)
 			mpi__nap();
 	}
 	if (blocks)
@@ -375,6 +386,8 @@ static uint32_t mhost_carried(struct rp_plan *p, struct rp_op *op)
  * that comes after them.  The held wait just before it (an epoll_wait, which
  * in the application ended when those bytes came) ends when they come too,
  * instead of lasting its recorded time and the read then waiting as well.
+ * Zero-timeout polls just before it (Open MPI's progress loop) mean the
+ * application waited for those bytes on the CPU: so does the read.
  */
 static void mhost_carry(struct rp_plan *p)
 {
@@ -390,6 +403,8 @@ static void mhost_carry(struct rp_plan *p)
 			op->xwait = true;
 			xh.carried += th->host == (uint16_t)xh.me ? n : 0;
 			prev = k ? &p->ops[th->ops[k - 1]] : NULL;
+			op->xspin = prev && op__busy_poll(prev);
+			xh.polled += op->xspin && th->host == (uint16_t)xh.me;
 			if (prev && prev->kind == RK_WAIT && prev->hold && !prev->ndeps &&
 			    prev->ret > 0) {
 				prev->hold = false;
@@ -749,10 +764,11 @@ static json_t *mhost_own(struct rp_plan *p, const struct rp_opts *o, struct rp_r
 	json_object_set_new(j, "rank", json_integer(xh.rank));
 	json_object_set_new(j, "host_events", json_integer(xh.events));
 	json_object_set_new(j, "xhost",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "waits", (json_int_t)xh.waits,
-				      "deps", (json_int_t)xh.deps, "carried",
-				      (json_int_t)xh.carried, "sent", (json_int_t)xh.sent,
-				      "received", (json_int_t)xh.received));
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "waits",
+				      (json_int_t)xh.waits, "deps", (json_int_t)xh.deps, "carried",
+				      (json_int_t)xh.carried, "polled", (json_int_t)xh.polled,
+				      "sent", (json_int_t)xh.sent, "received",
+				      (json_int_t)xh.received));
 	return j;
 }
 

@@ -25,6 +25,11 @@ bool op__is_io(enum rp_kind k)
 	return k >= RK_OPEN && k != RK_CLONE && k != RK_EXEC;
 }
 
+bool op__busy_poll(const struct rp_op *op)
+{
+	return op->kind == RK_WAIT && op->a[0] < 0 && !op->a[2];
+}
+
 /*
  * The direct I/O offset alignment FD's filesystem asks for, as RP_FL_DIO_*
  * bits: statx's STATX_DIOALIGN where the filesystem reports it (ext4, xfs:

@@ -190,6 +190,9 @@ struct rp_op {
 	/* multi-host: a stream read fed by another host's write, whose bytes
 	 * cross the network after that write ended (mhost__await) */
 	bool xwait;
+	/* multi-host: such a read that the application polled for on the CPU
+	 * (zero-timeout polls up to it): its wait for the bytes polls too */
+	bool xspin;
 	/* multi-host: a held wait that such a read followed ends when the bytes
 	 * of that read (its index) are in, as the application's did (mhost.c) */
 	uint32_t xread;
@@ -478,6 +481,9 @@ bool sandbox__host_dev(const char *path);
 int64_t op__issue(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emulated);
 /* Calls whose outcome is compared with the trace (not waits, sleeps, exits). */
 bool op__is_io(enum rp_kind k);
+/* A poll or epoll_wait with timeout 0: a turn of a busy wait, which cannot
+ * block (Open MPI's progress loop). */
+bool op__busy_poll(const struct rp_op *op);
 
 /* net.c: listener slots, internal vs external peers, peer quotas. */
 int net__plan(struct rp_plan *p);

@@ -217,6 +217,32 @@ test_mpi_tcp_connection()
 	eq "client cross-host waits" "$(jq .hosts.cli.xhost.waits r.json)" 1
 	eq "client deps carried" "$(jq .hosts.cli.xhost.carried r.json)" 1
 	eq "server deps carried" "$(jq .hosts.srv.xhost.carried r.json)" 1
+	# neither polled for its bytes in the trace: their reads wait asleep
+	eq "client reads polled for" "$(jq .hosts.cli.xhost.polled r.json)" 0
+	eq "server reads polled for" "$(jq .hosts.srv.xhost.polled r.json)" 0
+}
+
+# The client polls with timeout 0 up to its read of the answer, as Open MPI's
+# progress loop does: its replay polls for those bytes too (docs/replay.md,
+# "Deps a connection carries"), the server's read, after no poll, does not.
+test_mpi_polled_read()
+{
+	need_mpi
+	gen_tcp | jq -c 'if .type == "event" then .id *= 10 | .deps[]?.id *= 10
+		else .events += 1 end' |
+		awk '{ print } /^{"type":"event","id":80,/ { print "{\"type\":\"event\",\"id\":85,\"pid\":200," \
+			"\"tid\":200,\"call\":\"poll\",\"args\":{\"fds\":1,\"nfds\":1," \
+			"\"timeout\":0},\"ret\":0,\"ts\":9500,\"dur\":10,\"compute_ns\":0,\"deps\":[]}" }' \
+		>job.jsonl
+	eq "events" "$(grep -c '"type":"event"' job.jsonl)" 14
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
+		{ cat err >&2; fail "the multi-host replay of a polled read failed"; }
+	eq "failed" "$(jq .failed r.json)" 0
+	eq "short" "$(jq .short r.json)" 0
+	eq "client deps carried" "$(jq .hosts.cli.xhost.carried r.json)" 1
+	eq "client reads polled for" "$(jq .hosts.cli.xhost.polled r.json)" 1
+	eq "server reads polled for" "$(jq .hosts.srv.xhost.polled r.json)" 0
 }
 
 # The client's host listens on the server's port too, after the server and

@@ -101,4 +101,6 @@ test_mpi_fitness()
 	# the tokens: 3 a round, less the last
 	eq "tokens sent" "$(cat shared/log.* | grep -c '^send')" $((ROUNDS * 3 - 1))
 	ge "token orderings" "$(wc -l <pairs)" $((ROUNDS * 3 - 1))
+	# each token was polled for (Open MPI's progress loop): so was its read
+	ge "reads polled for" "$(jq '[.hosts[].xhost.polled] | add' r.json)" $((ROUNDS * 3 - 1))
 }
