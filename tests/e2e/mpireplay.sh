@@ -56,6 +56,16 @@ hosts()
 	"$IOTRACE_ROOT/scripts/netns-hosts.sh" "$n" -- "$@"
 }
 
+# replay2 WHAT SECONDS: job.jsonl replayed across two namespace hosts with
+# a stall timeout of SECONDS, the report in r.json; the test fails with WHAT
+# (and the ranks' stderr) if the replay does
+replay2()
+{
+	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+		--report "$T/r.json" --no-progress --stall-timeout '"$2" >out 2>err ||
+		{ cat err >&2; fail "$1"; }
+}
+
 # Three hosts pass a token: each rank replays its own host's calls in its own
 # root, waits for the other hosts' writes over MPI, and rank 0 prints and
 # writes one report with every host in it.
@@ -199,9 +209,7 @@ test_mpi_tcp_connection()
 {
 	need_mpi
 	gen_tcp >job.jsonl
-	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
-		--report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
-		{ cat err >&2; fail "the multi-host replay of a connection failed"; }
+	replay2 "the multi-host replay of a connection failed" 20
 	# each rank has a loopback of its own: the connect succeeded and 5000
 	# bytes came back only if it reached the other namespace's listener
 	eq "server failed" "$(jq .hosts.srv.failed r.json)" 0
@@ -235,9 +243,7 @@ test_mpi_polled_read()
 			"\"timeout\":0},\"ret\":0,\"ts\":9500,\"dur\":10,\"compute_ns\":0,\"deps\":[]}" }' \
 		>job.jsonl
 	eq "events" "$(grep -c '"type":"event"' job.jsonl)" 14
-	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
-		--report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
-		{ cat err >&2; fail "the multi-host replay of a polled read failed"; }
+	replay2 "the multi-host replay of a polled read failed" 20
 	eq "failed" "$(jq .failed r.json)" 0
 	eq "short" "$(jq .short r.json)" 0
 	eq "client deps carried" "$(jq .hosts.cli.xhost.carried r.json)" 1
@@ -261,9 +267,7 @@ test_mpi_tcp_same_port()
 		echo "{$e,\"id\":33,\"call\":\"listen\",\"args\":{\"sockfd\":{\"fd\":4,\"type\":\"socket\"},\"backlog\":4},$s,\"ret\":0,\"ts\":4300,\"dur\":10,\"compute_ns\":0,\"deps\":[]}"
 		tail -n +6 ten.jsonl
 	} >job.jsonl
-	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
-		--report "$T/r.json" --no-progress --stall-timeout 10' >out 2>err ||
-		{ cat err >&2; fail "the replay of a connection to a port both hosts listen on failed"; }
+	replay2 "the replay of a connection to a port both hosts listen on failed" 10
 	eq "failed" "$(jq .failed r.json)" 0
 	eq "short" "$(jq .short r.json)" 0
 	eq "client issued" "$(jq .hosts.cli.issued r.json)" 8
@@ -282,9 +286,7 @@ test_mpi_tcp_exit_closes()
 		echo '{"type":"event","id":11,"pid":200,"tid":200,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":100,"flags":0,"src_addr":0,"addrlen":0},"conn":0,"ret":0,"ts":12000,"dur":10,"compute_ns":0,"deps":[]}'
 		echo '{"type":"event","id":12,"pid":200,"tid":200,"call":"close","args":{"fd":{"fd":3,"type":"socket"}},"ret":0,"ts":13000,"dur":10,"compute_ns":0,"deps":[]}'
 	} >job.jsonl
-	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
-		--report "$T/r.json" --no-progress --stall-timeout 10' >out 2>err ||
-		{ cat err >&2; fail "the client's read of end-of-file never ended"; }
+	replay2 "the client's read of end-of-file never ended" 10
 	eq "failed" "$(jq .failed r.json)" 0
 	eq "short" "$(jq .short r.json)" 0
 }
@@ -383,9 +385,7 @@ test_mpi_recorded_tcp_pair()
 	srv=$(head -1 job.jsonl | jq -r '.hosts[] | select(.trace | endswith("srv.iot")) | .name')
 	xdeps=$(head -1 job.jsonl | jq .causality_stats.edges_xhost)
 	ge "cross-host deps" "$xdeps" $ROUNDS
-	hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
-		--report "$T/r.json" --no-progress --stall-timeout 20' >out 2>err ||
-		{ cat err >&2; fail "the multi-host replay of the recorded pair failed"; }
+	replay2 "the multi-host replay of the recorded pair failed" 20
 	cat err
 	for h in "$cli" "$srv"; do
 		eq "$h failed" "$(jq --arg h "$h" '.hosts[$h].failed' r.json)" 0
