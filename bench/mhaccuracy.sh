@@ -93,7 +93,31 @@ mh_addr() { echo "10.77.0.$((10 + $1))"; }
 
 mh_ready() {
 	drop
+	syswarm /
 	idle
+}
+
+# syswarm PREFIX...: after a drop, the system disk's files of the pair's
+# trace ($SYSFILES: the binaries, libraries and plugins the hosts loaded)
+# read back into the page cache under each PREFIX: / for the application,
+# each rank's --dev-root copy for a replay.  The system disk is not the
+# storage measured, and this machine's hosts share one page cache: the
+# application's ranks load each library from disk once, a replay's ranks
+# one copy each, cold, and that difference is the bench's, not the
+# replay's.  Both start warm.
+syswarm() {
+	local p
+	[ -s "${SYSFILES:-}" ] || return 0
+	for p in "$@"; do
+		sed "s|^|${p%/}|" "$SYSFILES" | xargs -d '\n' cat >/dev/null 2>&1 || true
+	done
+}
+
+# sysfiles JOB: the paths of the system disk's files that JOB's events name
+sysfiles() {
+	jq -r --argjson d "$(stat -c %d /usr/lib)" '.. | objects |
+		select(.dev? == $d and (.path? | type) == "string") | .path' "$1" |
+		sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done
 }
 
 MH_WORKLOADS=""
@@ -142,10 +166,11 @@ record_wl() {
 	shift 2
 	log "$wl: recording on $cfg"
 	mkdir -p "$out"
-	MH_DATA=$TMP/mnt/$cfg "mhw_${wl}_record" "$out" "$@" || return 1
+	SYSFILES='' MH_DATA=$TMP/mnt/$cfg "mhw_${wl}_record" "$out" "$@" || return 1
 	for h in "$@"; do traces+=("$out/$h.iot"); done
 	"$IOTRACE" analyze --infer-causality "${traces[@]}" -o "$out/job.jsonl" 2>"$out/analyze.err" ||
 		{ log "$wl: analyze failed: $(tail -1 "$out/analyze.err")"; return 1; }
+	sysfiles "$out/job.jsonl" >"$out/sysfiles"
 	for i in $(wl_var "$wl" MEASURE "$(seq -s ' ' 0 $(($# - 1)))"); do
 		"$IOTRACE" analyze --infer-causality "${traces[i]}" -o "$out/solo-$i.jsonl" \
 			2>"$out/analyze.err" ||
@@ -194,6 +219,7 @@ replay_mh() {
 	mapfile -t names < <(head -1 "$TMP/$wl-$src/job.jsonl" | jq -r '.hosts[].name')
 	rm -f "$TMP"/tl.tsv.*
 	drop
+	for i in "${names[@]}"; do syswarm "$TMP/sys/$i-$(stat -c '%Hd-%Ld' /usr/lib)"; done
 	if ! $NH_MPIRUN -np "$n" "$IOTRACE" replay "$TMP/$wl-$src/job.jsonl" \
 		--root "$TMP/mnt/$dst/replay/%h" "${dr[@]}" "${ARGS[@]}" --no-progress \
 		--settle "$IDLE_MS" --stall-timeout 60 --report "$TMP/r.json" \
@@ -225,6 +251,7 @@ replay_single() {
 	for i in $(wl_var "$wl" MEASURE "$(seq -s ' ' 0 $(($# - 1)))"); do
 		mapfile -t dr < <(devroots "$TMP/sys/solo-$i")
 		drop
+		syswarm "$TMP/sys/solo-$i-$(stat -c '%Hd-%Ld' /usr/lib)"
 		if ! mh_on "${hosts[i]}" "$IOTRACE" replay "$TMP/$wl-$src/solo-$i.jsonl" \
 			--root "$TMP/mnt/$dst/solo-$i" "${dr[@]}" --natural --order causal \
 			--no-progress --settle "$IDLE_MS" --stall-timeout 60 --report "$TMP/r.json" \
@@ -249,6 +276,7 @@ measure() {
 	local tapp=()
 	# roots are prepared for one trace: another pair's are not reused
 	rm -rf "$TMP/sys" "$TMP/mnt/$dst/replay" "$TMP/mnt/$dst"/solo-*
+	SYSFILES=$TMP/$wl-$src/sysfiles
 	for m in "${MODES[@]}"; do r[$m]="" f[$m]="" w[$m]=""; done
 	for ((k = 0; k < REPS; k++)); do
 		a=$(MH_DATA=$TMP/mnt/$dst "mhw_${wl}_app" "$@")
