@@ -14,9 +14,10 @@
 # btrfs, direct I/O), mounted at $TMP/mnt/CFG; host i keeps its files in
 # $TMP/mnt/CFG/hI, and $TMP/mnt/CFG/shared is the directory every host sees
 # (the namespaces share the mount namespace: a host's storage is its
-# directory).  Every timed run starts alike: page cache dropped, then IDLE_MS
-# of nothing (the application's mh_ready, the replay's --settle); the
-# application and the replays interleaved in every round.
+# directory).  Every timed run starts alike: page cache dropped, the system
+# disk's files of the trace read back (syswarm), then IDLE_MS of nothing (the
+# application's mh_ready, the replay's --settle); the application and the
+# replays interleaved in every round.
 #
 # Modes:
 #   causal    the merged file, --order causal: cross-host edges are MPI
@@ -52,7 +53,8 @@
 # They run in the hub namespace with bench/lib.sh and these helpers:
 #   mh_on HOST CMD...  CMD in HOST's network namespace
 #   mh_addr I          host I's address on the bridge
-#   mh_ready           drop the page cache, then idle IDLE_MS
+#   mh_ready           drop the page cache, read the system disk's files of
+#                      the trace back (syswarm), then idle IDLE_MS
 # and MH_DATA (the configuration's directory), IOTRACE, MODE (quick, full).
 #
 #   BUILD=DIR            where iotrace was built (default build/)
@@ -374,7 +376,8 @@ targets() {
 	echo "machine, recorded with one \`iotrace record\` per host on the first configuration"
 	echo "(loop devices with direct I/O, each host its own directory on the configuration's"
 	echo "device), merged, replayed \`--natural\` across one MPI rank per host on the second,"
-	echo "and the application itself run there, in $REPS interleaved rounds (page cache dropped"
+	echo "and the application itself run there, in $REPS interleaved rounds (page cache dropped,"
+	echo "the system disk's files the trace names read back, the application's or each rank's copy,"
 	echo "and ${IDLE_MS} ms idle before every run). Each cell: median of the rounds' T_replay /"
 	echo "T_app, and the error |ratio - 1|; the replay's span is that of the measured hosts' calls"
 	echo "(first issue to last end). Modes: causal (the merged file, cross-host edges as MPI"
