@@ -76,6 +76,7 @@ static struct mhost {
 	bool courier_up;
 	_Atomic bool stop;
 	_Atomic uint32_t bell;	  /* rung: the courier has work (futex word) */
+	_Atomic bool dozing;	  /* the courier is in (or going into) its futex wait */
 	_Atomic uint32_t wanting; /* replay threads waiting for a remote op */
 	int err;
 	uint64_t waits, deps, sent, received; /* for the report */
@@ -476,11 +477,15 @@ int mhost__plan(struct rp_plan *p)
 	return 0;
 }
 
-/* Wakes the courier if it sleeps: after what it is to see was published. */
+/* Wakes the courier if it sleeps: after what it is to see was published.
+ * A courier that is not dozing needs no syscall from a replay thread; one
+ * that starts to doze after the bell moved finds its futex word changed
+ * (both orders are sequentially consistent). */
 static void courier_ring(void)
 {
-	atomic_fetch_add_explicit(&xh.bell, 1, memory_order_release);
-	syscall(SYS_futex, &xh.bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	atomic_fetch_add(&xh.bell, 1);
+	if (atomic_load(&xh.dozing))
+		syscall(SYS_futex, &xh.bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 void mhost__want(bool on)
@@ -675,18 +680,22 @@ static void courier_beat(struct courier *c)
  * so a ring after that look makes the futex wait return at once. */
 static void courier_doze(struct courier *c)
 {
-	uint32_t bell = atomic_load_explicit(&xh.bell, memory_order_acquire);
+	uint32_t bell = atomic_load(&xh.bell);
 	uint64_t now = mpi__now(), due = c->last_beat + BEAT_NS, wait;
 	struct timespec ts;
 
+	atomic_store(&xh.dozing, true);
 	if (atomic_load(&xh.stop) || c->qdone != atomic_load(&xh.qn) ||
-	    (c->left && atomic_load(&xh.wanting)))
+	    (c->left && atomic_load(&xh.wanting))) {
+		atomic_store(&xh.dozing, false);
 		return;
+	}
 	wait = due > now ? due - now : 0;
 	if (c->left && wait > LOOK_NS)
 		wait = LOOK_NS;
 	ts = (struct timespec){ .tv_sec = wait / 1000000000ull, .tv_nsec = wait % 1000000000ull };
 	syscall(SYS_futex, &xh.bell, FUTEX_WAIT_PRIVATE, bell, &ts, NULL, 0);
+	atomic_store(&xh.dozing, false);
 }
 
 static void *courier_run(void *arg)
