@@ -8,17 +8,21 @@
  * connection the application has closed and the trace has no more calls on
  * is closed on our side too, so a trace of tens of thousands of connections
  * holds only as many descriptors as were open at once.  What the application
- * reads is sent by the replay thread itself, just before the read, as many
- * bytes as that read got in the trace: a peer that sent ahead would merge
- * requests the application read one at a time, and one that waited would
- * leave a read of a keep-alive connection hanging.  The trace's end of stream
- * and reset are played the same way, at the read that saw them.
+ * reads is sent as many bytes as that read got in the trace, and only once
+ * the reads before it on the connection are done: a peer that sent further
+ * ahead would merge requests the application read one at a time, and one
+ * that waited would leave a read of a keep-alive connection hanging.  The
+ * client sends them, from the drain thread, as soon as it has drained what
+ * the application answered the read before; else the hold before the read
+ * sends them, or the replay thread just before the read.  The trace's end of
+ * stream and reset are played at the read that saw them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -68,10 +72,11 @@ static struct {
 	int ep, stop;
 	pthread_t th;
 	bool running;
-	pthread_mutex_t lock;	    /* peers' fd, lport: accepts may swap them */
-	_Atomic uint64_t fed_ahead; /* reads fed in the hold before them */
-	struct peer_listener *lst;  /* by listener slot */
-	int32_t *fd_peer;	    /* our end's fd -> peer + 1 (0: none) */
+	pthread_mutex_t lock;		/* peers' fd, lport: accepts may swap them */
+	_Atomic uint64_t fed_ahead;	/* reads fed in the hold before them */
+	_Atomic uint64_t fed_by_client; /* reads fed by the drain thread */
+	struct peer_listener *lst;	/* by listener slot */
+	int32_t *fd_peer;		/* our end's fd -> peer + 1 (0: none) */
 	int nfd_peer;
 	char buf[65536]; /* the drain thread's */
 	char reap[4096]; /* peer_reap's, under lock */
@@ -114,6 +119,47 @@ static int peer_listen(struct rp_peer *pr)
 
 static int peer_attached(struct rp_plan *p);
 
+static bool peer_reads(enum rp_kind k)
+{
+	return k == RK_RECV || k == RK_READ || k == RK_READV;
+}
+
+/* Each peer's reads in trace order, for the drain thread to feed: only of a
+ * connection one thread reads, as another thread's read could take bytes
+ * meant for a later one. */
+static int peer_plan_reads(struct rp_plan *p)
+{
+	uint32_t *tid = malloc(p->npeers * sizeof(*tid));
+
+	if (!tid)
+		return -ENOMEM;
+	memset(tid, 0xff, p->npeers * sizeof(*tid));
+	for (uint32_t k = 0; k < p->nops; k++) {
+		const struct rp_op *op = &p->ops[k];
+		uint32_t *r = op->peer >= 0 && peer_reads(op->kind) ? &tid[op->peer] : NULL;
+
+		if (r)
+			*r = *r == RP_NONE || *r == op->tidx ? op->tidx : RP_NONE - 1;
+	}
+	for (uint32_t k = 0; k < p->nops; k++) {
+		const struct rp_op *op = &p->ops[k];
+		struct rp_peer *pr = op->peer >= 0 ? &p->peers[op->peer] : NULL;
+		uint32_t *v;
+
+		if (!pr || !peer_reads(op->kind) || tid[op->peer] == RP_NONE - 1)
+			continue;
+		v = realloc(pr->reads, (pr->nreads + 1) * sizeof(*v));
+		if (!v) {
+			free(tid);
+			return -ENOMEM;
+		}
+		pr->reads = v;
+		v[pr->nreads++] = k;
+	}
+	free(tid);
+	return 0;
+}
+
 /* Each listener's played clients in accept order, and each peer's last op. */
 static int peer_plan(struct rp_plan *p)
 {
@@ -139,6 +185,8 @@ static int peer_plan(struct rp_plan *p)
 	for (uint32_t k = 0; k < p->nops; k++)
 		if (p->ops[k].peer >= 0)
 			p->peers[p->ops[k].peer].last = k;
+	if (peer_plan_reads(p))
+		return -ENOMEM;
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return -errno;
 	pe.nfd_peer = rl.rlim_cur < (1u << 20) ? (int)rl.rlim_cur : 1 << 20;
@@ -479,20 +527,71 @@ static void peer_await(int fd, int64_t want)
 	}
 }
 
-/* Sends up to NEED bytes on the peer's end FD; returns how many went. */
-static int64_t peer_send(struct rp_thread *t, int fd, int64_t need)
+/*
+ * A read of the HAVE bytes sent for it, into BUF of N: one recv when they
+ * are all in, as they nearly always are (loopback delivers in the sender's
+ * softirq); else the rest once it has come, the two as one result.  A peek
+ * is left to peer_await and one recv, as a second would not see the same
+ * bytes.
+ */
+static int64_t peer_recv(int fd, void *buf, size_t n, int64_t have, int flags)
+{
+	ssize_t r = flags & MSG_PEEK ? 0 : recv(fd, buf, n, flags | MSG_DONTWAIT), more;
+
+	if (r >= have || (r < 0 && errno != EAGAIN))
+		return sys_res(r);
+	if (r < 0)
+		r = 0;
+	peer_await(fd, have - r);
+	more = recv(fd, (char *)buf + r, n - r, flags | MSG_DONTWAIT);
+	if (more < 0)
+		return r ? r : sys_res(more);
+	return r + more;
+}
+
+/* Sends up to NEED bytes of BUF's filler on the peer's end FD; returns how
+ * many went. */
+static int64_t peer_send_from(const void *buf, size_t bufsz, int fd, int64_t need)
 {
 	int64_t sent = 0;
 
 	while (need > sent) {
-		size_t len = need - sent < (int64_t)t->bufsz ? (size_t)(need - sent) : t->bufsz;
-		ssize_t n = send(fd, t->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		size_t len = need - sent < (int64_t)bufsz ? (size_t)(need - sent) : bufsz;
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n <= 0)
 			break;
 		sent += n;
 	}
 	return sent;
+}
+
+static int64_t peer_send(struct rp_thread *t, int fd, int64_t need)
+{
+	return peer_send_from(t->buf, t->bufsz, fd, need);
+}
+
+/* Whoever claims a read's bytes sends them: the drain thread, the hold
+ * before the read, or the read itself. */
+static bool peer_claim(struct rp_op *op)
+{
+	int32_t none = RP_FED_NONE;
+
+	return atomic_compare_exchange_strong_explicit(&op->fed, &none, RP_FED_BUSY,
+						       memory_order_acq_rel, memory_order_acquire);
+}
+
+/* What another thread sent for OP, once it has: a send of a request's
+ * bytes on loopback, microseconds. */
+static int32_t peer_fed(struct rp_op *op)
+{
+	int32_t f;
+
+	for (int i = 0; (f = atomic_load_explicit(&op->fed, memory_order_acquire)) == RP_FED_BUSY;
+	     i++)
+		if (i >= 64)
+			sched_yield();
+	return f;
 }
 
 /* What the trace's client did before the read: sent its bytes, hung up, or
@@ -538,21 +637,25 @@ int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, boo
 		return fd__missing(op, fd);
 	if (n > t->bufsz)
 		n = t->bufsz;
-	if (op->fed >= 0) {
-		/* sent in the hold before: what is readable may still be on its
-		 * way, so the rest is what was not sent, not what is missing */
-		int pfd = peer_fd(&p->peers[op->peer]);
+	if (!peer_claim(op)) {
+		/* sent before: what is readable may still be on its way, so
+		 * the rest is what was not sent, not what is missing */
+		int32_t fed = peer_fed(op);
+		int pfd = fed < op->ret ? peer_fd(&p->peers[op->peer]) : -1;
 
-		have = op->fed + (pfd < 0 ? 0 : peer_send(t, pfd, op->ret - op->fed));
-		op->fed = -1;
+		have = fed + (pfd < 0 ? 0 : peer_send(t, pfd, op->ret - fed));
 	} else {
 		have = peer_feed(t, &p->peers[op->peer], op, fd);
 	}
+	/* fed stays claimed: until this read is done, the drain thread looks
+	 * at it as the next to feed, and its bytes went once */
 	if (op->ret > 0 && have > (int64_t)n)
 		have = n;
+	if (op->ret > 0 && have > 0)
+		return peer_recv(fd, t->buf, n, have, flags);
 	/* nothing sent and nothing queued (the peer is gone): no wait */
-	if ((op->ret > 0 && have > 0) || op->ret == 0 || op->ret == -ECONNRESET)
-		peer_await(fd, op->ret > 0 ? have : 0);
+	if (op->ret == 0 || op->ret == -ECONNRESET)
+		peer_await(fd, 0);
 	return sys_res(recv(fd, t->buf, n, flags | MSG_DONTWAIT));
 }
 
@@ -572,8 +675,9 @@ void peer__prefeed(struct rp_plan *p, struct rp_thread *t, const struct rp_op *w
 		pthread_mutex_unlock(&pe.lock);
 		/* Not accepted yet: the connection fd names may be another peer's
 		 * until the accept says which (peer__accepted).  Fed as it comes. */
-		if (fd >= 0 && own && !pr->shut) {
-			op->fed = peer_send(t, fd, op->ret);
+		if (fd >= 0 && own && !pr->shut && peer_claim(op)) {
+			atomic_store_explicit(&op->fed, (int32_t)peer_send(t, fd, op->ret),
+					      memory_order_release);
 			atomic_fetch_add_explicit(&pe.fed_ahead, 1, memory_order_relaxed);
 		}
 	}
@@ -732,7 +836,46 @@ void peer__done(struct rp_plan *p, const struct rp_op *op)
 	pthread_mutex_unlock(&pe.lock);
 }
 
-/* Drains what the application sends; a connection it closed is forgotten. */
+/*
+ * The drain thread has taken what the application sent on FD: an answer,
+ * as a client sees it.  Such a client sends its next request then, on its
+ * own CPU, not in the server's time: the next read's bytes go now, if the
+ * reads before it are done (so no earlier read takes them, and a read that
+ * found nothing in the trace finds nothing here) and it got bytes in the
+ * trace.  Whenever the application reads them, they are there, as they were
+ * for the application.
+ */
+static void peer_feed_next(int fd)
+{
+	struct rp_plan *p = pe.p;
+	struct rp_peer *pr;
+	struct rp_op *op = NULL;
+	int32_t i;
+
+	pthread_mutex_lock(&pe.lock);
+	i = fd < pe.nfd_peer ? pe.fd_peer[fd] - 1 : -1;
+	pr = i >= 0 && p->peers[i].fd == fd ? &p->peers[i] : NULL;
+	/* not accepted yet: fd may still be another peer's (peer__accepted) */
+	if (pr && !pr->shut && (!pr->incoming || pr->attached || pr->accepted)) {
+		while (pr->nextread < pr->nreads &&
+		       atomic_load_explicit(&p->ops[pr->reads[pr->nextread]].state,
+					    memory_order_acquire) == RS_DONE)
+			pr->nextread++;
+		if (pr->nextread < pr->nreads)
+			op = &p->ops[pr->reads[pr->nextread]];
+	}
+	pthread_mutex_unlock(&pe.lock);
+	/* a read still to be done keeps its connection open: fd stays ours */
+	if (!op || op->ret <= 0 || !peer_claim(op))
+		return;
+	atomic_store_explicit(&op->fed,
+			      (int32_t)peer_send_from(pe.buf, sizeof(pe.buf), fd, op->ret),
+			      memory_order_release);
+	atomic_fetch_add_explicit(&pe.fed_by_client, 1, memory_order_relaxed);
+}
+
+/* Drains what the application sends, and feeds the next read of what it
+ * answered; a connection it closed is forgotten. */
 static void *peer_thread(void *arg)
 {
 	struct epoll_event ev[32];
@@ -743,14 +886,17 @@ static void *peer_thread(void *arg)
 
 		for (int k = 0; k < n; k++) {
 			int fd = (int)ev[k].data.u64;
+			bool got = false;
 			ssize_t r;
 
 			if (ev[k].data.u64 == PEER_STOP)
 				return NULL;
 			while ((r = recv(fd, pe.buf, sizeof(pe.buf), MSG_DONTWAIT)) > 0)
-				;
+				got = true;
 			if (r == 0 || (r < 0 && errno != EAGAIN))
 				peer_eof(fd);
+			else if (got)
+				peer_feed_next(fd);
 		}
 	}
 }
@@ -781,6 +927,11 @@ uint64_t peer__fed_ahead(void)
 	return atomic_load_explicit(&pe.fed_ahead, memory_order_relaxed);
 }
 
+uint64_t peer__fed_by_client(void)
+{
+	return atomic_load_explicit(&pe.fed_by_client, memory_order_relaxed);
+}
+
 void peer__stop(void)
 {
 	uint64_t one = 1;
@@ -797,6 +948,9 @@ void peer__stop(void)
 			close(pr->lfd);
 		if (pr->app >= 0)
 			close(pr->app);
+		free(pr->reads);
+		pr->reads = NULL;
+		pr->nreads = pr->nextread = 0;
 	}
 	if (pe.ep >= 0)
 		close(pe.ep);

@@ -221,8 +221,14 @@ struct rp_op {
 	uint64_t t_issue, t_end; /* replay clock, ns since the replay start */
 	uint64_t t_arrive;	 /* when its thread reached it, if arrive_waited */
 	uint8_t reason;		 /* enum rp_reason, from report__note */
-	int32_t fed;		 /* a read: bytes its peer sent in a hold before it, or -1 */
+	/* a read: bytes its peer sent before it (in the hold before it, or as
+	 * the application answered the read before it), RP_FED_NONE, or
+	 * RP_FED_BUSY while they are being sent */
+	_Atomic int32_t fed;
 };
+
+#define RP_FED_NONE (-1)
+#define RP_FED_BUSY (-2)
 
 /* fcntl commands that take or test a record lock, by the kernel's numbers
  * (the trace's): F_GETLK, F_SETLK, F_SETLKW 5-7; F_OFD_GETLK, F_OFD_SETLK,
@@ -379,6 +385,10 @@ struct rp_peer {
 	uint32_t last;	 /* the last op on the connection, RP_NONE for none */
 	bool over;	 /* that op has run */
 	bool eof;	 /* the application has closed its end (or shut it for writing) */
+	/* the reads of the connection, in trace order, when one thread makes
+	 * them all (else none); the drain thread's cursor: reads before it are
+	 * done (peer_feed_next) */
+	uint32_t *reads, nreads, nextread;
 };
 
 /* Where an attached connection is installed: process PIDX's fd slot SLOT. */
@@ -505,6 +515,9 @@ void peer__hangup(struct rp_plan *p, const struct rp_op *op);
 void peer__prefeed(struct rp_plan *p, struct rp_thread *t, const struct rp_op *w);
 /* How many reads peer__prefeed fed. */
 uint64_t peer__fed_ahead(void);
+/* How many reads the played client fed as the application answered the
+ * read before (the drain thread). */
+uint64_t peer__fed_by_client(void);
 /* A read of a connection with an external peer: fed, then issued. */
 int64_t peer__read(struct rp_plan *p, struct rp_thread *t, struct rp_op *op, bool *emul);
 

@@ -230,6 +230,7 @@ json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *
 		json_object_set_new(j, "lag_ns", report_pcts(r->lag, r->nlag));
 		json_object_set_new(j, "fed_ahead", json_integer(peer__fed_ahead()));
 	}
+	json_object_set_new(j, "fed_by_client", json_integer(peer__fed_by_client()));
 	json_object_set_new(j, "prepare_ns", json_integer(r->prepare));
 	json_object_set_new(j, "settle_ns", json_integer(r->settle));
 	json_object_set_new(j, "threads", report_threads(p));
