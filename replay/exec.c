@@ -33,6 +33,7 @@
 #define SPIN_MIN      64      /* pause iterations before a futex in any case */
 #define OVERSLEEP_NS  60000   /* first guess at how late a timed sleep wakes */
 #define OVERSLEEP_MAX 500000  /* never spin longer than this after a sleep */
+#define SKEW_MIN      20000   /* waits make up at least this much lateness */
 #define OFFCPU_GAP_NS 5000    /* a gap in a spin's clock reads this long: off the CPU */
 #define OVH_MAX	      5000    /* cap on the measured per-call overhead */
 #define PACING_NS     1000000 /* report a compute or hold this long to the stall watch */
@@ -63,6 +64,7 @@ struct rp_clock {
 	uint64_t end;	    /* end of the thread's previous call, exec_clock() */
 	uint64_t ovh;	    /* measured cost from the end of a compute spin to the issue */
 	uint64_t oversleep; /* how late timed sleeps wake: wake this early, then spin */
+	int64_t skew;	    /* how late the thread's timed waits have ended, summed */
 };
 
 uint64_t exec__now(void)
@@ -276,22 +278,34 @@ static void sleep_until(uint64_t t)
  * replay has more threads than CPUs (no spinning on deps either), a spin
  * takes the CPU from a thread that computes, and the spins of threads
  * holding at once add up to more CPU than the application used while it
- * slept in the same calls.  Then the wait only sleeps: to the learned margin
- * before T, which it wakes after by that much on average, or, with less
- * than the margin left, to T itself if that is nearer on average than
- * returning at once.
+ * slept in the same calls.  Then the wait only sleeps, to the learned margin
+ * before T, which it wakes after by that much on average.  With less than
+ * the margin left it can only return early, or sleep and wake a margin
+ * late; and a timer's margin is tens of µs where a server's waits for its
+ * clients are as short.  So each wait ends where it makes the thread's
+ * waits, summed, end on time (skew): one that returns early by R is made
+ * up for by a later one that sleeps R longer, and the thread keeps the
+ * recorded pace instead of drifting a margin a wait.  The wait began at
+ * FROM (a hold's feed of its client comes first): only what the wait
+ * itself added after max(FROM, T) counts, not lateness it inherited.
  */
-static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t)
+static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t, uint64_t from)
 {
-	uint64_t now = exec__now(), aim, late;
-	bool long_wait = t > now + PACING_NS, spin = ex.spin_ns;
+	uint64_t now = exec__now(), goal = t, aim, late, base;
+	int64_t cap = 2 * (int64_t)c->oversleep + SKEW_MIN, e;
+	bool spin = ex.spin_ns, long_wait;
 
-	if (t <= now)
-		return now;
+	if (!spin)
+		goal = c->skew >= 0 ? (t > (uint64_t)c->skew ? t - c->skew : 0) : t - c->skew;
+	long_wait = goal > now + PACING_NS;
 	if (long_wait)
 		atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
-	if (t > now + c->oversleep + 10000 || (!spin && t - now > c->oversleep / 2)) {
-		aim = t > now + c->oversleep ? t - c->oversleep : t;
+	/* without spinning, waking a margin late beats returning at once
+	 * when it leaves the sum nearer on time: margin < |skew - (t - now)| */
+	if (goal > now &&
+	    (goal > now + c->oversleep + 10000 ||
+	     (!spin && (int64_t)c->oversleep < llabs(c->skew - ((int64_t)t - (int64_t)now))))) {
+		aim = goal > now + c->oversleep ? goal - c->oversleep : goal;
 		sleep_until(aim);
 		now = exec__now();
 		late = now > aim ? now - aim : 0;
@@ -300,9 +314,14 @@ static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t)
 		c->oversleep = (c->oversleep * 7 + late) / 8;
 	}
 	if (spin)
-		now = spin_until(t);
+		now = spin_until(goal);
 	if (long_wait)
 		atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
+	if (!spin) {
+		base = from > t ? from : t;
+		e = c->skew + ((int64_t)now - (int64_t)base);
+		c->skew = e > cap ? cap : e < -cap ? -cap : e;
+	}
 	return now;
 }
 
@@ -340,7 +359,7 @@ static uint64_t exec_compute(struct rp_thread *t, const struct rp_op *op, struct
 		return want;
 	left -= off;
 	t->outside += left;
-	*spun = exec_wait_until(c, want + left);
+	*spun = exec_wait_until(c, want + left, want);
 	return want + left;
 }
 
@@ -411,7 +430,7 @@ static void exec_hold(struct rp_plan *p, struct rp_thread *t, const struct rp_op
 			peer__prefeed(p, t, op);
 		now = op->kind == RK_WAIT && op->a[3] >= 0 ?
 			      exec_hold_cut(p, &p->ops[op->a[3]], until) :
-			      exec_wait_until(c, until);
+			      exec_wait_until(c, until, start);
 
 		if (op->kind == RK_SLEEP)
 			t->sleep += now - start;
@@ -546,6 +565,7 @@ static void exec_clock_init(struct rp_clock *c)
 	c->end = ex.t0;
 	c->ovh = ex.ovh0;
 	c->oversleep = OVERSLEEP_NS;
+	c->skew = 0;
 }
 
 /*
@@ -578,7 +598,7 @@ static void *exec_thread(void *arg)
 		c.end = g->t_end > c.end ? g->t_end : c.end;
 	}
 	if (ex.natural && t->start_at && t->nops) {
-		c.end = exec_wait_until(&c, ex.t0 + (uint64_t)(t->start_at / ex.speed));
+		c.end = exec_wait_until(&c, ex.t0 + (uint64_t)(t->start_at / ex.speed), ex.t0);
 		t->sleep += c.end - ex.t0;
 	}
 	for (uint32_t i = 0; i < t->nops; i++) {

@@ -500,6 +500,30 @@ test_sleeps_and_speed()
 	eq "trace wall" "$(r .trace_wall_ns)" 400000000
 }
 
+# Waits shorter than a timer's lateness keep their recorded time in sum.
+# With no CPU to spare for spinning (one CPU here, as a busy server has
+# fewer than its threads), a hold can only sleep, and a sleep wakes a
+# margin late (tens of us on some VMs, as long as a server's wait for its
+# next request): 2000 polls of 30 us that each woke late would hold for
+# twice their time.  The replay makes a late wake up in a later one.
+test_short_holds_keep_their_time()
+{
+	local n=2000 i
+	{
+		header10 $n
+		for ((i = 0; i < n; i++)); do
+			echo '{"type":"event","id":'$i',"pid":10,"tid":10,"call":"poll","args":{"fds":0,"nfds":1,"timeout":1000},"ret":0,"ts":'$((i * 35000))',"dur":30000,"compute_ns":5000,"deps":[]}'
+		done
+	} >h.jsonl
+	taskset -c 0 "$IOTRACE" replay h.jsonl --root root --natural --report "$T/r.json" \
+		--no-progress 2>"$T/replay.err" || fail "replay exited $?: $(cat "$T/replay.err")"
+	no_failures
+	echo "note: held $(r '.threads[0].hold_ns') ns for $((n * 30000)) recorded"
+	ge "held" "$(r '.threads[0].hold_ns')" $((n * 30000 * 3 / 4))
+	[ "$(r '.threads[0].hold_ns')" -le $((n * 30000 * 4 / 3)) ] ||
+		fail "held $(r '.threads[0].hold_ns') ns for $((n * 30000)) recorded"
+}
+
 # outside_ns, the time a task outside the trace had the thread's CPU, is
 # waited out in natural timing (/ X), and not --afap or in think order.
 test_outside_waited_out()
