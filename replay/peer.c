@@ -849,29 +849,33 @@ static void peer_feed_next(int fd)
 {
 	struct rp_plan *p = pe.p;
 	struct rp_peer *pr;
-	struct rp_op *op = NULL;
+	struct rp_op *op;
 	int32_t i;
 
+	/* under the lock, send and all: a read done without a claim (its fd
+	 * a sink, or missing) can let the connection end, and ours close and
+	 * its number go to another, only in peer_close, under the lock */
 	pthread_mutex_lock(&pe.lock);
 	i = fd < pe.nfd_peer ? pe.fd_peer[fd] - 1 : -1;
 	pr = i >= 0 && p->peers[i].fd == fd ? &p->peers[i] : NULL;
 	/* not accepted yet: fd may still be another peer's (peer__accepted) */
-	if (pr && !pr->shut && (!pr->incoming || pr->attached || pr->accepted)) {
-		while (pr->nextread < pr->nreads &&
-		       atomic_load_explicit(&p->ops[pr->reads[pr->nextread]].state,
-					    memory_order_acquire) == RS_DONE)
-			pr->nextread++;
-		if (pr->nextread < pr->nreads)
-			op = &p->ops[pr->reads[pr->nextread]];
-	}
-	pthread_mutex_unlock(&pe.lock);
-	/* a read still to be done keeps its connection open: fd stays ours */
-	if (!op || op->ret <= 0 || !peer_claim(op))
-		return;
+	if (!pr || pr->shut || (pr->incoming && !pr->attached && !pr->accepted))
+		goto out;
+	while (pr->nextread < pr->nreads &&
+	       atomic_load_explicit(&p->ops[pr->reads[pr->nextread]].state, memory_order_acquire) ==
+		       RS_DONE)
+		pr->nextread++;
+	if (pr->nextread == pr->nreads)
+		goto out;
+	op = &p->ops[pr->reads[pr->nextread]];
+	if (op->ret <= 0 || !peer_claim(op))
+		goto out;
 	atomic_store_explicit(&op->fed,
 			      (int32_t)peer_send_from(pe.buf, sizeof(pe.buf), fd, op->ret),
 			      memory_order_release);
 	atomic_fetch_add_explicit(&pe.fed_by_client, 1, memory_order_relaxed);
+out:
+	pthread_mutex_unlock(&pe.lock);
 }
 
 /* Drains what the application sends, and feeds the next read of what it
