@@ -291,12 +291,14 @@ static void sleep_until(uint64_t t)
  */
 static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t, uint64_t from)
 {
-	uint64_t now = exec__now(), goal = t, aim, late, base;
-	int64_t cap = 2 * (int64_t)c->oversleep + SKEW_MIN, e;
+	uint64_t now = exec__now(), goal = t, aim, late;
+	int64_t cap = 2 * (int64_t)c->oversleep + SKEW_MIN;
 	bool spin = ex.spin_ns, long_wait;
 
-	if (!spin)
-		goal = c->skew >= 0 ? (t > (uint64_t)c->skew ? t - c->skew : 0) : t - c->skew;
+	if (!spin && c->skew >= 0)
+		goal = t > (uint64_t)c->skew ? t - (uint64_t)c->skew : 0;
+	else if (!spin)
+		goal = t + (uint64_t)-c->skew;
 	long_wait = goal > now + PACING_NS;
 	if (long_wait)
 		atomic_fetch_add_explicit(&ex.pacing, 1, memory_order_relaxed);
@@ -318,9 +320,9 @@ static uint64_t exec_wait_until(struct rp_clock *c, uint64_t t, uint64_t from)
 	if (long_wait)
 		atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
 	if (!spin) {
-		base = from > t ? from : t;
-		e = c->skew + ((int64_t)now - (int64_t)base);
-		c->skew = e > cap ? cap : e < -cap ? -cap : e;
+		int64_t s = c->skew + (int64_t)now - (int64_t)(from > t ? from : t);
+
+		c->skew = s > cap ? cap : s < -cap ? -cap : s;
 	}
 	return now;
 }
