@@ -505,7 +505,9 @@ test_sleeps_and_speed()
 # fewer than its threads), a hold can only sleep, and a sleep wakes a
 # margin late (tens of us on some VMs, as long as a server's wait for its
 # next request): 2000 polls of 30 us that each woke late would hold for
-# twice their time.  The replay makes a late wake up in a later one.
+# about twice their time.  The replay makes a late wake up in a later one.
+# Within a half: a busy CPU wakes the thread late too, and that lateness
+# the replay cannot make up.
 test_short_holds_keep_their_time()
 {
 	local n=2000 i
@@ -520,7 +522,7 @@ test_short_holds_keep_their_time()
 	no_failures
 	echo "note: held $(r '.threads[0].hold_ns') ns for $((n * 30000)) recorded"
 	ge "held" "$(r '.threads[0].hold_ns')" $((n * 30000 * 3 / 4))
-	[ "$(r '.threads[0].hold_ns')" -le $((n * 30000 * 4 / 3)) ] ||
+	[ "$(r '.threads[0].hold_ns')" -le $((n * 30000 * 3 / 2)) ] ||
 		fail "held $(r '.threads[0].hold_ns') ns for $((n * 30000)) recorded"
 }
 
