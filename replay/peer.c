@@ -141,20 +141,30 @@ static int peer_plan_reads(struct rp_plan *p)
 		if (r)
 			*r = *r == RP_NONE || *r == op->tidx ? op->tidx : RP_NONE - 1;
 	}
+	/* tid[] becomes each peer's count of reads; RP_NONE: read by two threads */
+	for (uint32_t i = 0; i < p->npeers; i++)
+		tid[i] = tid[i] == RP_NONE - 1 ? RP_NONE : 0;
 	for (uint32_t k = 0; k < p->nops; k++) {
 		const struct rp_op *op = &p->ops[k];
-		struct rp_peer *pr = op->peer >= 0 ? &p->peers[op->peer] : NULL;
-		uint32_t *v;
 
-		if (!pr || !peer_reads(op->kind) || tid[op->peer] == RP_NONE - 1)
+		if (op->peer >= 0 && peer_reads(op->kind) && tid[op->peer] != RP_NONE)
+			tid[op->peer]++;
+	}
+	for (uint32_t i = 0; i < p->npeers; i++) {
+		if (tid[i] == RP_NONE || !tid[i])
 			continue;
-		v = realloc(pr->reads, (pr->nreads + 1) * sizeof(*v));
-		if (!v) {
+		p->peers[i].reads = malloc(tid[i] * sizeof(*p->peers[i].reads));
+		if (!p->peers[i].reads) {
 			free(tid);
 			return -ENOMEM;
 		}
-		pr->reads = v;
-		v[pr->nreads++] = k;
+	}
+	for (uint32_t k = 0; k < p->nops; k++) {
+		const struct rp_op *op = &p->ops[k];
+		struct rp_peer *pr = op->peer >= 0 ? &p->peers[op->peer] : NULL;
+
+		if (pr && peer_reads(op->kind) && pr->reads)
+			pr->reads[pr->nreads++] = k;
 	}
 	free(tid);
 	return 0;
