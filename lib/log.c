@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
@@ -16,9 +17,27 @@ void log_vmsg(enum log_level lvl, const char *fmt, va_list ap)
 		[LOG_DBG] = "debug: ",
 	};
 
+	char line[4096];
+	va_list aq;
+	int n, m;
+
 	if (lvl > log_level)
 		return;
-	fprintf(stderr, "iotrace: %s", tag[lvl]);
+	/* one write a line: the processes of a replay, and mpirun's ranks,
+	 * share one stderr, and a line written in pieces interleaves */
+	n = snprintf(line, sizeof(line), "iotrace: %s", tag[lvl]);
+	va_copy(aq, ap);
+	m = vsnprintf(line + n, sizeof(line) - n, fmt, aq);
+	va_end(aq);
+	if (m >= 0 && (size_t)(n + m) < sizeof(line) - 1) {
+		n += m;
+		if (!m || line[n - 1] != '\n')
+			line[n++] = '\n';
+		fwrite(line, 1, n, stderr);
+		return;
+	}
+	line[n] = '\0'; /* longer than a line should be: in pieces */
+	fputs(line, stderr);
 	vfprintf(stderr, fmt, ap);
 	if (!*fmt || fmt[strlen(fmt) - 1] != '\n')
 		fputc('\n', stderr);
