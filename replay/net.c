@@ -100,7 +100,8 @@ static int net_new_peer(struct rp_plan *p, bool incoming, int family, int32_t li
 					 .lfd = -1,
 					 .fd = -1,
 					 .app = -1,
-					 .last = RP_NONE };
+					 .last = RP_NONE,
+					 .reader = RP_NONE };
 	return p->npeers++;
 }
 
@@ -337,8 +338,8 @@ static int net_conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 
 /* One thread's windows from a held wait to its next held call; seen[peer] ==
  * mark + window number when the window has read that peer already. */
-static uint32_t net_prefeed_thread(struct rp_plan *p, const struct rp_thread *th,
-				   const uint32_t *reader, uint32_t *seen, uint32_t mark)
+static uint32_t net_prefeed_thread(struct rp_plan *p, const struct rp_thread *th, uint32_t *seen,
+				   uint32_t mark)
 {
 	struct rp_op *w = NULL;
 	uint32_t *tail = NULL, n = 0;
@@ -356,7 +357,7 @@ static uint32_t net_prefeed_thread(struct rp_plan *p, const struct rp_thread *th
 		if (!w || op->peer < 0 || !kind_reads(op->kind) || seen[op->peer] == mark)
 			continue;
 		seen[op->peer] = mark;
-		if (op->ret <= 0 || reader[op->peer] != op->tidx)
+		if (op->ret <= 0 || p->peers[op->peer].reader != op->tidx)
 			continue;
 		*tail = i;
 		tail = &op->prefeed_next;
@@ -381,26 +382,20 @@ static uint32_t net_prefeed_thread(struct rp_plan *p, const struct rp_thread *th
  */
 static int net_prefeeds(struct rp_plan *p)
 {
-	uint32_t *reader = malloc(p->npeers * sizeof(*reader)), *seen, n = 0;
+	uint32_t *seen = calloc(p->npeers, sizeof(*seen)), n = 0;
 
-	seen = calloc(p->npeers, sizeof(*seen));
-	if (!reader || !seen) {
-		free(reader);
-		free(seen);
+	if (!seen)
 		return -ENOMEM;
-	}
-	memset(reader, 0xff, p->npeers * sizeof(*reader));
 	for (uint32_t i = 0; i < p->nops; i++) {
 		const struct rp_op *op = &p->ops[i];
-		uint32_t *r = op->peer >= 0 ? &reader[op->peer] : NULL;
+		uint32_t *r = op->peer >= 0 ? &p->peers[op->peer].reader : NULL;
 
 		if (r && kind_reads(op->kind))
-			*r = *r == RP_NONE || *r == op->tidx ? op->tidx : RP_NONE - 1;
+			*r = *r == RP_NONE || *r == op->tidx ? op->tidx : RP_PEER_READERS;
 	}
 	for (uint32_t t = 0; t < p->nth; t++)
-		n += net_prefeed_thread(p, &p->th[t], reader, seen, t + 1);
+		n += net_prefeed_thread(p, &p->th[t], seen, t + 1);
 	dbg("%u reads of outside peers' connections fed in the held wait before them", n);
-	free(reader);
 	free(seen);
 	return 0;
 }

@@ -124,49 +124,31 @@ static bool peer_reads(enum rp_kind k)
 	return k == RK_RECV || k == RK_READ || k == RK_READV;
 }
 
-/* Each peer's reads in trace order, for the drain thread to feed: only of a
- * connection one thread reads, as another thread's read could take bytes
- * meant for a later one. */
+/* Each peer's reads in trace order, for the drain thread to feed, when one
+ * thread makes them (net.c's reader). */
 static int peer_plan_reads(struct rp_plan *p)
 {
-	uint32_t *tid = malloc(p->npeers * sizeof(*tid));
-
-	if (!tid)
-		return -ENOMEM;
-	memset(tid, 0xff, p->npeers * sizeof(*tid));
-	for (uint32_t k = 0; k < p->nops; k++) {
-		const struct rp_op *op = &p->ops[k];
-		uint32_t *r = op->peer >= 0 && peer_reads(op->kind) ? &tid[op->peer] : NULL;
-
-		if (r)
-			*r = *r == RP_NONE || *r == op->tidx ? op->tidx : RP_NONE - 1;
-	}
-	/* tid[] becomes each peer's count of reads; RP_NONE: read by two threads */
-	for (uint32_t i = 0; i < p->npeers; i++)
-		tid[i] = tid[i] == RP_NONE - 1 ? RP_NONE : 0;
 	for (uint32_t k = 0; k < p->nops; k++) {
 		const struct rp_op *op = &p->ops[k];
 
-		if (op->peer >= 0 && peer_reads(op->kind) && tid[op->peer] != RP_NONE)
-			tid[op->peer]++;
+		if (op->peer >= 0 && peer_reads(op->kind) &&
+		    p->peers[op->peer].reader < RP_PEER_READERS)
+			p->peers[op->peer].nreads++;
 	}
 	for (uint32_t i = 0; i < p->npeers; i++) {
-		if (tid[i] == RP_NONE || !tid[i])
-			continue;
-		p->peers[i].reads = malloc(tid[i] * sizeof(*p->peers[i].reads));
-		if (!p->peers[i].reads) {
-			free(tid);
+		struct rp_peer *pr = &p->peers[i];
+
+		if (pr->nreads && !(pr->reads = malloc(pr->nreads * sizeof(*pr->reads))))
 			return -ENOMEM;
-		}
+		pr->nreads = 0;
 	}
 	for (uint32_t k = 0; k < p->nops; k++) {
 		const struct rp_op *op = &p->ops[k];
 		struct rp_peer *pr = op->peer >= 0 ? &p->peers[op->peer] : NULL;
 
-		if (pr && peer_reads(op->kind) && pr->reads)
+		if (pr && pr->reads && peer_reads(op->kind))
 			pr->reads[pr->nreads++] = k;
 	}
-	free(tid);
 	return 0;
 }
 

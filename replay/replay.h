@@ -385,11 +385,16 @@ struct rp_peer {
 	uint32_t last;	 /* the last op on the connection, RP_NONE for none */
 	bool over;	 /* that op has run */
 	bool eof;	 /* the application has closed its end (or shut it for writing) */
-	/* the reads of the connection, in trace order, when one thread makes
-	 * them all (else none); the drain thread's cursor: reads before it are
-	 * done (peer_feed_next) */
+	/* the thread that reads the connection (net.c), RP_NONE for none,
+	 * RP_PEER_READERS for more than one: another thread's read could take
+	 * bytes sent ahead for a later one */
+	uint32_t reader;
+	/* its reads, in trace order, when one thread makes them; the drain
+	 * thread's cursor: reads before it are done (peer_feed_next) */
 	uint32_t *reads, nreads, nextread;
 };
+
+#define RP_PEER_READERS (RP_NONE - 1)
 
 /* Where an attached connection is installed: process PIDX's fd slot SLOT. */
 struct rp_inconn {
