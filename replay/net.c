@@ -287,11 +287,6 @@ static bool net_conn_io(enum rp_kind k)
 	       k == RK_WRITEV || k == RK_SHUTDOWN || k == RK_SENDFILE;
 }
 
-static bool kind_reads(enum rp_kind k)
-{
-	return k == RK_RECV || k == RK_READ || k == RK_READV;
-}
-
 /*
  * A connection the process had before the trace (accepted before an
  * attach): the replayer makes a loopback pair for it before the replay and
@@ -331,7 +326,8 @@ static int net_conn_op(struct rp_plan *p, struct net_pass *n, struct rp_op *op)
 		peer = net_attached(p, n, op);
 	if (peer == -ENOMEM)
 		return peer;
-	if (peer >= 0 && (kind_reads(op->kind) || op->ret == -EPIPE || op->ret == -ECONNRESET))
+	if (peer >= 0 &&
+	    (op__reads_stream(op->kind) || op->ret == -EPIPE || op->ret == -ECONNRESET))
 		op->peer = peer;
 	return 0;
 }
@@ -348,13 +344,13 @@ static uint32_t net_prefeed_thread(struct rp_plan *p, const struct rp_thread *th
 		uint32_t i = th->ops[k];
 		struct rp_op *op = &p->ops[i];
 
-		if (op->hold && !(op->peer >= 0 && kind_reads(op->kind))) {
+		if (op->hold && !(op->peer >= 0 && op__reads_stream(op->kind))) {
 			w = op;
 			tail = &op->prefeed;
 			mark += p->nth; /* a fresh window: marks unique per thread */
 			continue;
 		}
-		if (!w || op->peer < 0 || !kind_reads(op->kind) || seen[op->peer] == mark)
+		if (!w || op->peer < 0 || !op__reads_stream(op->kind) || seen[op->peer] == mark)
 			continue;
 		seen[op->peer] = mark;
 		if (op->ret <= 0 || p->peers[op->peer].reader != op->tidx)
@@ -390,7 +386,7 @@ static int net_prefeeds(struct rp_plan *p)
 		const struct rp_op *op = &p->ops[i];
 		uint32_t *r = op->peer >= 0 ? &p->peers[op->peer].reader : NULL;
 
-		if (r && kind_reads(op->kind))
+		if (r && op__reads_stream(op->kind))
 			*r = *r == RP_NONE || *r == op->tidx ? op->tidx : RP_PEER_READERS;
 	}
 	for (uint32_t t = 0; t < p->nth; t++)

@@ -119,11 +119,6 @@ static int peer_listen(struct rp_peer *pr)
 
 static int peer_attached(struct rp_plan *p);
 
-static bool peer_reads(enum rp_kind k)
-{
-	return k == RK_RECV || k == RK_READ || k == RK_READV;
-}
-
 /* Each peer's reads in trace order, for the drain thread to feed, when one
  * thread makes them (net.c's reader). */
 static int peer_plan_reads(struct rp_plan *p)
@@ -131,7 +126,7 @@ static int peer_plan_reads(struct rp_plan *p)
 	for (uint32_t k = 0; k < p->nops; k++) {
 		const struct rp_op *op = &p->ops[k];
 
-		if (op->peer >= 0 && peer_reads(op->kind) &&
+		if (op->peer >= 0 && op__reads_stream(op->kind) &&
 		    p->peers[op->peer].reader < RP_PEER_READERS)
 			p->peers[op->peer].nreads++;
 	}
@@ -146,7 +141,7 @@ static int peer_plan_reads(struct rp_plan *p)
 		const struct rp_op *op = &p->ops[k];
 		struct rp_peer *pr = op->peer >= 0 ? &p->peers[op->peer] : NULL;
 
-		if (pr && pr->reads && peer_reads(op->kind))
+		if (pr && pr->reads && op__reads_stream(op->kind))
 			pr->reads[pr->nreads++] = k;
 	}
 	return 0;

@@ -230,6 +230,12 @@ struct rp_op {
 #define RP_FED_NONE (-1)
 #define RP_FED_BUSY (-2)
 
+/* A read of a stream, as a socket's peer feeds it: recv, read, readv. */
+static inline bool op__reads_stream(enum rp_kind k)
+{
+	return k == RK_RECV || k == RK_READ || k == RK_READV;
+}
+
 /* fcntl commands that take or test a record lock, by the kernel's numbers
  * (the trace's): F_GETLK, F_SETLK, F_SETLKW 5-7; F_OFD_GETLK, F_OFD_SETLK,
  * F_OFD_SETLKW 36-38. */
