@@ -49,6 +49,8 @@
  */
 #define PEER_WINDOW 64
 #define PEER_PORTS  65536
+/* What the drain thread takes from one connection at a time, bytes. */
+#define PEER_DRAIN_MAX (4 << 16)
 
 /*
  * A listener's played clients, in the trace's accept order.  At most WINDOW
@@ -780,34 +782,33 @@ static void peer_over(struct rp_peer *pr)
 }
 
 /*
- * The drain thread found FD at its end or failed.  The connection of FD's
- * peer is over when the application has closed its end (every process's
- * copy, or shut it for writing) and made the trace's last call on it;
- * nothing is read on it after both, so ours closes.  Looked at again under
- * the lock: another thread may have closed it since (peer_reap), and FD may
- * name a new connection.
+ * Under pe.lock: the peer whose end FD is, or NULL.  An event the drain
+ * thread took may be for a connection closed since (peer_reap runs in the
+ * application's threads), and FD's number may have gone to another
+ * connection since, the application's own among them: a recv on it would
+ * take the application's bytes.  Our ends close only under the lock.
  */
-static void peer_eof(int fd)
+static struct rp_peer *peer_of(int fd)
 {
-	struct rp_peer *pr;
-	ssize_t r;
-	int32_t i;
+	int32_t i = fd >= 0 && fd < pe.nfd_peer ? pe.fd_peer[fd] - 1 : -1;
 
-	pthread_mutex_lock(&pe.lock);
-	i = fd < pe.nfd_peer ? pe.fd_peer[fd] - 1 : -1;
-	pr = i >= 0 && pe.p->peers[i].fd == fd ? &pe.p->peers[i] : NULL;
-	r = recv(fd, pe.reap, sizeof(pe.reap), MSG_DONTWAIT | MSG_PEEK);
-	if (r > 0 || (r < 0 && errno == EAGAIN)) {
-		pthread_mutex_unlock(&pe.lock);
-		return;
-	}
-	epoll_ctl(pe.ep, EPOLL_CTL_DEL, fd, NULL);
-	if (pr && r == 0) {
+	return i >= 0 && pe.p->peers[i].fd == fd ? &pe.p->peers[i] : NULL;
+}
+
+/*
+ * Under pe.lock: PR's end is at its end of stream (END) or failed.  The
+ * connection is over when the application has closed its end (every
+ * process's copy, or shut it for writing) and made the trace's last call
+ * on it; nothing is read on it after both, so ours closes.
+ */
+static void peer_eof(struct rp_peer *pr, bool end)
+{
+	epoll_ctl(pe.ep, EPOLL_CTL_DEL, pr->fd, NULL);
+	if (end) {
 		pr->eof = true;
 		if (pr->over)
 			peer_over(pr);
 	}
-	pthread_mutex_unlock(&pe.lock);
 }
 
 void peer__done(struct rp_plan *p, const struct rp_op *op)
@@ -824,44 +825,64 @@ void peer__done(struct rp_plan *p, const struct rp_op *op)
 }
 
 /*
- * The drain thread has taken what the application sent on FD: an answer,
- * as a client sees it.  Such a client sends its next request then, on its
- * own CPU, not in the server's time: the next read's bytes go now, if the
- * reads before it are done (so no earlier read takes them, and a read that
- * found nothing in the trace finds nothing here) and it got bytes in the
- * trace.  Whenever the application reads them, they are there, as they were
- * for the application.
+ * Under pe.lock: the drain thread has taken what the application sent on
+ * PR's connection: an answer, as a client sees it.  Such a client sends
+ * its next request then, on its own CPU, not in the server's time: the next
+ * read's bytes go now, if the reads before it are done (so no earlier read
+ * takes them, and a read that found nothing in the trace finds nothing
+ * here) and it got bytes in the trace.  Whenever the application reads
+ * them, they are there, as they were for the application.  The send is
+ * under the lock too: a read done without a claim (its fd a sink, or
+ * missing) can let the connection end, and ours close and its number go to
+ * another, only in peer_close.
  */
-static void peer_feed_next(int fd)
+static void peer_feed_next(struct rp_peer *pr)
 {
 	struct rp_plan *p = pe.p;
-	struct rp_peer *pr;
 	struct rp_op *op;
-	int32_t i;
 
-	/* under the lock, send and all: a read done without a claim (its fd
-	 * a sink, or missing) can let the connection end, and ours close and
-	 * its number go to another, only in peer_close, under the lock */
-	pthread_mutex_lock(&pe.lock);
-	i = fd < pe.nfd_peer ? pe.fd_peer[fd] - 1 : -1;
-	pr = i >= 0 && p->peers[i].fd == fd ? &p->peers[i] : NULL;
 	/* not accepted yet: fd may still be another peer's (peer__accepted) */
-	if (!pr || pr->shut || (pr->incoming && !pr->attached && !pr->accepted))
-		goto out;
+	if (pr->shut || (pr->incoming && !pr->attached && !pr->accepted))
+		return;
 	while (pr->nextread < pr->nreads &&
 	       atomic_load_explicit(&p->ops[pr->reads[pr->nextread]].state, memory_order_acquire) ==
 		       RS_DONE)
 		pr->nextread++;
 	if (pr->nextread == pr->nreads)
-		goto out;
+		return;
 	op = &p->ops[pr->reads[pr->nextread]];
 	if (op->ret <= 0 || !peer_claim(op))
-		goto out;
+		return;
 	atomic_store_explicit(&op->fed,
-			      (int32_t)peer_send_from(pe.buf, sizeof(pe.buf), fd, op->ret),
+			      (int32_t)peer_send_from(pe.buf, sizeof(pe.buf), pr->fd, op->ret),
 			      memory_order_release);
 	atomic_fetch_add_explicit(&pe.fed_by_client, 1, memory_order_relaxed);
-out:
+}
+
+/*
+ * What the application sent on FD, taken under the lock, so that FD is
+ * still ours (peer_of).  A connection that sends without pause is taken a
+ * few buffers at a time, for the application's threads to have the lock
+ * between; the rest comes as the next event.
+ */
+static void peer_drain(int fd)
+{
+	struct rp_peer *pr;
+	size_t got = 0;
+	ssize_t r = 0;
+	int err = 0;
+
+	pthread_mutex_lock(&pe.lock);
+	pr = peer_of(fd);
+	while (pr && got < PEER_DRAIN_MAX &&
+	       (r = recv(fd, pe.buf, sizeof(pe.buf), MSG_DONTWAIT)) > 0)
+		got += (size_t)r;
+	if (r < 0)
+		err = errno;
+	if (pr && (r == 0 || (r < 0 && err != EAGAIN)))
+		peer_eof(pr, r == 0);
+	else if (pr && r < 0 && got)
+		peer_feed_next(pr);
 	pthread_mutex_unlock(&pe.lock);
 }
 
@@ -876,18 +897,9 @@ static void *peer_thread(void *arg)
 		int n = epoll_wait(pe.ep, ev, 32, -1);
 
 		for (int k = 0; k < n; k++) {
-			int fd = (int)ev[k].data.u64;
-			bool got = false;
-			ssize_t r;
-
 			if (ev[k].data.u64 == PEER_STOP)
 				return NULL;
-			while ((r = recv(fd, pe.buf, sizeof(pe.buf), MSG_DONTWAIT)) > 0)
-				got = true;
-			if (r == 0 || (r < 0 && errno != EAGAIN))
-				peer_eof(fd);
-			else if (got)
-				peer_feed_next(fd);
+			peer_drain((int)ev[k].data.u64);
 		}
 	}
 }
