@@ -3,25 +3,44 @@
 # record -p, analyze, replay in a sandbox with the clients played by the
 # replayer.  What was captured is printed, so the log says what was tested.
 
-# replay_both JSONL: replays in --afap and --natural; every call reproduced:
-# no failure, no short transfer, no socket read or write skipped or
-# emulated, no stall (a stall exits 1).
+# replay_mode JSONL MODE [WHAT]: a replay in --MODE (with FDLIMIT
+# descriptors, if set) that reproduced every call: no failure, no short
+# transfer, no socket read or write skipped or emulated, no stall (a stall
+# exits 1).  WHAT says which replay this was in the log.
+replay_mode()
+{
+	local mode=$2 what=${3:-}
+	rm -rf root
+	(
+		[ -n "${FDLIMIT:-}" ] && ulimit -n "$FDLIMIT"
+		exec "$IOTRACE" replay "$1" --root root --$mode --report rep.json --no-progress \
+			--stall-timeout 20
+	) 2>replay.err || fail "replay --$mode $what exited $?: $(tail -5 replay.err)"
+	echo "note: replay --$mode${what:+ $what}: $(jq -c '{events, failed, short, skipped, emulated, wall_ns}' rep.json)"
+	eq "failed --$mode $what ($(jq -c '.failures[:4]' rep.json))" "$(jq .failed rep.json)" 0
+	eq "short --$mode $what ($(jq -c '.short_calls[:4]' rep.json))" "$(jq .short rep.json)" 0
+	eq "socket calls skipped --$mode $what" "$(jq '[.skipped | to_entries[] |
+		select(.key | test("^(recv|send|accept|sendfile)"))] | map(.value) | add // 0' rep.json)" 0
+}
+
+# replay_both JSONL: replay_mode in --afap, then in --natural
 replay_both()
 {
-	local mode
-	for mode in afap natural; do
-		rm -rf root
-		(
-			[ -n "${FDLIMIT:-}" ] && ulimit -n "$FDLIMIT"
-			exec "$IOTRACE" replay "$1" --root root --$mode --report rep.json --no-progress \
-				--stall-timeout 20
-		) 2>replay.err || fail "replay --$mode exited $?: $(tail -5 replay.err)"
-		echo "note: replay --$mode: $(jq -c '{events, failed, short, skipped, emulated, wall_ns}' rep.json)"
-		eq "failed --$mode ($(jq -c '.failures[:4]' rep.json))" "$(jq .failed rep.json)" 0
-		eq "short --$mode ($(jq -c '.short_calls[:4]' rep.json))" "$(jq .short rep.json)" 0
-		eq "socket calls skipped --$mode" "$(jq '[.skipped | to_entries[] |
-			select(.key | test("^(recv|send|accept|sendfile)"))] | map(.value) | add // 0' rep.json)" 0
+	replay_mode "$1" afap
+	replay_mode "$1" natural
+}
+
+# cpu_hogs N: N busy loops, bounded in time and stopped however the test
+# ends, their pids in HOGS
+cpu_hogs()
+{
+	local i
+	HOGS=
+	for ((i = 0; i < $1; i++)); do
+		timeout 60 sh -c 'while :; do :; done' &
+		HOGS="$HOGS $!"
 	done
+	trap 'kill $HOGS 2>/dev/null' EXIT
 }
 
 # redis_start PORT DIR: a redis-server with an append-only file fsynced at
@@ -133,6 +152,18 @@ nginx_case()
 		# closes when the server is done with it, however late the
 		# replayer's drain thread sees that
 		FDLIMIT=64 replay_both n.jsonl
+		# and with both CPUs busy, so that the replayer's threads are
+		# preempted anywhere: between the drain thread's wakeup for a
+		# connection and its read, an application thread may close ours
+		# and the application's accept get its number (the drain thread
+		# once read the application's requests so, in one such replay in
+		# twenty here)
+		cpu_hogs 2
+		for i in 1 2 3 4 5 6; do
+			FDLIMIT=64 replay_mode n.jsonl natural "with the CPUs busy, round $i"
+		done
+		kill $HOGS
+		wait $HOGS 2>/dev/null
 	else
 		replay_both n.jsonl
 	fi
