@@ -310,6 +310,59 @@ static void plan_rendezvous_counts(struct rp_plan *p)
 	}
 }
 
+/* The last op of thread T that began at or before TS, or RP_NONE. */
+static uint32_t thread_op_at(const struct rp_plan *p, const struct rp_thread *t, uint64_t ts)
+{
+	uint32_t lo = 0, hi = t->nops;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->ops[t->ops[mid]].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? t->ops[lo - 1] : RP_NONE;
+}
+
+/*
+ * A lock's collision is not an order.  A thread that found a mutex taken
+ * waits in FUTEX_WAIT until the holder's unlock wakes it (FUTEX_WAKE of 1),
+ * and the trace has that as a dep: the waiter after the unlock.  But which
+ * thread gets a lock first is the moment's: replayed on other storage, the
+ * recorded holder may not have reached its lock yet when the waiter reaches
+ * its wait, and the application's waiter would then have taken the lock and
+ * gone on.  Held to the recorded order, it waits for a holder that is behind
+ * (tens of ms, in RocksDB's readers onto btrfs), and the thread it holds
+ * back is the late holder of the next collision (docs/BENCHMARKS.md).  So
+ * such a wait's dep binds only once the holder has started the op it was
+ * in, or had last ended, when the wait began (its gate): before that, the
+ * waiter goes first.  A wait with other deps, or the one a held timer's cut
+ * waits for, keeps its order; so do the waits of a condition (FUTEX_WAIT_BITSET) and
+ * of another host.
+ */
+static void plan_lock_gates(struct rp_plan *p, enum rp_order order)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *w = &p->ops[i];
+		const struct rp_op *x;
+
+		w->lock_gate = RP_NONE;
+		if (order != RO_CAUSAL || w->kind != RK_WAIT || w->a[0] < 0 ||
+		    (w->a[0] & 127) != 0 /* FUTEX_WAIT */ || w->ret != 0 || w->ndeps != 1 ||
+		    w->deps[0] & RP_DEP_START || w->cut_target || w->arrive_waited || w->hold)
+			continue;
+		x = &p->ops[w->deps[0]];
+		if (x->kind != RK_WAIT || x->a[0] < 0 || (x->a[0] & 127) != 1 /* FUTEX_WAKE */ ||
+		    x->a[1] != 1 || x->ret < 1 || x->tidx == w->tidx || x->remote || x->ts < w->ts)
+			continue;
+		w->lock_gate = thread_op_at(p, &p->th[x->tidx], w->ts);
+		if (w->lock_gate != RP_NONE)
+			p->ops[w->lock_gate].start_waited = true;
+	}
+}
+
 /* Which ops someone waits for: the others finish without an atomic exchange. */
 static void plan_waited(struct rp_plan *p)
 {
@@ -398,6 +451,7 @@ int compile__plan(struct rp_plan *p, const struct rp_opts *o)
 		dbg("%u barrier rendezvous, %u of them dropped: they would deadlock", rdv, broken);
 	}
 	plan_rendezvous_counts(p);
+	plan_lock_gates(p, o->order);
 	if (o->order == RO_SINGLE)
 		plan_single_nonblock(p);
 	plan_waited(p);

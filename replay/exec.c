@@ -241,11 +241,19 @@ static void dep_set(_Atomic uint32_t *w, uint32_t st)
 /* Waits for the op's deps; returns when the last of them ended (or, for a
  * start-only dep, started), on the replay clock.  The arrivals a broadcast
  * wake counts (rdv_left) are not waited for here. */
-static uint64_t exec_wait_deps(struct rp_plan *p, const struct rp_op *op)
+static uint64_t exec_wait_deps(struct rp_plan *p, struct rp_thread *th, const struct rp_op *op)
 {
 	uint32_t self = op - p->ops;
 	uint64_t last = 0;
 
+	/* a lock's wait whose recorded holder has not reached the lock yet:
+	 * the waiter takes it first (plan_lock_gates) */
+	if (op->lock_gate != RP_NONE &&
+	    (atomic_load_explicit(&p->ops[op->lock_gate].state, memory_order_acquire) & RS_MASK) <
+		    RS_STARTED) {
+		th->lock_first++;
+		return 0;
+	}
 	for (uint32_t k = 0; k < op->ndeps; k++) {
 		uint32_t d = op->deps[k];
 		const struct rp_op *dep = &p->ops[d & ~RP_DEP_START];
@@ -494,7 +502,7 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 			rdv_arrive(&p->ops[op->rdv_wake], op->t_arrive);
 	}
 	if (op->ndeps && ex.o->order != RO_SINGLE) {
-		uint64_t d = exec_wait_deps(p, op);
+		uint64_t d = exec_wait_deps(p, t, op);
 
 		if (d > want)
 			want = d;

@@ -200,6 +200,10 @@ struct rp_op {
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan_rendezvous_counts) */
 	uint32_t rdv_wake, rdv_n;
+	/* a lock's wait: the op its recorded holder was in (or had last ended)
+	 * when the wait began; the wait's dep on the unlock binds only once
+	 * that op started (plan_lock_gates); else RP_NONE */
+	uint32_t lock_gate;
 	/* the socket the call uses (accept: the one it makes), by inode: a
 	 * connection's identity through fork, exec, dup and fd passing; 0 none */
 	uint64_t sino;
@@ -345,6 +349,7 @@ struct rp_thread {
 	uint64_t cpu;	    /* CPU time of the replay thread that ran it */
 	uint64_t issued, failed, shrt, emulated;
 	uint64_t dio_aligned; /* O_DIRECT preads widened to the target's alignment */
+	uint64_t lock_first;  /* lock waits that went first: the holder was behind */
 	uint64_t pages_touched, pages_unmapped;
 	uint32_t nlag;
 	_Atomic uint32_t cur;	/* position in ops: progress and the stall report */

@@ -15,7 +15,8 @@
 #include "replay/run.h"
 
 struct totals {
-	uint64_t issued, failed, shrt, emulated, skipped, touched, unmapped, dio_aligned;
+	uint64_t issued, failed, shrt, emulated, skipped, touched, unmapped, dio_aligned,
+		lock_first;
 	uint64_t busy_orig, busy_replay;
 };
 
@@ -35,6 +36,7 @@ static void report_totals(const struct rp_plan *p, struct totals *s)
 		s->shrt += t->shrt;
 		s->emulated += t->emulated;
 		s->dio_aligned += t->dio_aligned;
+		s->lock_first += t->lock_first;
 		s->touched += t->pages_touched;
 		s->unmapped += t->pages_unmapped;
 		for (uint32_t c = 0; c < p->ncalls; c++)
@@ -236,6 +238,7 @@ json_t *report__json(struct rp_plan *p, const struct rp_opts *o, struct rp_run *
 	json_object_set_new(j, "threads", report_threads(p));
 	json_object_set_new(j, "calls", report_calls(p));
 	json_object_set_new(j, "dio_aligned", json_integer(s.dio_aligned));
+	json_object_set_new(j, "lock_first", json_integer(s.lock_first));
 	json_object_set_new(j, "pages_touched", json_integer(s.touched));
 	json_object_set_new(j, "pages_unmapped", json_integer(s.unmapped));
 	json_object_set_new(j, "concurrency",

@@ -547,6 +547,70 @@ static void test_replay__barrier_last_arriver(void)
 	plan__free(&p);
 }
 
+/* An unlock (FUTEX_WAKE of 1) by thread TID after COMPUTE ns of compute. */
+#define UNLOCK(id, tid, ts, compute)                                                        \
+	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"futex\"," \
+	"\"args\":{\"uaddr\":4096,\"futex_op\":129,\"val\":1},\"ret\":1,\"ts\":" #ts        \
+	",\"dur\":5,\"compute_ns\":" #compute ",\"deps\":[]}\n"
+
+/*
+ * A lock's collision: thread 2 waited on the mutex (op 1, at 200) that
+ * thread 1 held from its op 0 (at 100) to its unlock (op 2).  Its dep binds
+ * once thread 1 has started op 0 (the gate); a thread 1 that comes 20 ms
+ * late to op 0 has not taken the lock yet, and thread 2 goes first.  A
+ * condition's wait (FUTEX_WAIT_BITSET) and the baseline orders keep the
+ * recorded order.
+ */
+static void test_replay__lock_collision_not_order(void)
+{
+	static const char late[] = HDR(3) EV(0, 1, "brk", 100, 10, 20000000, "")
+		EV(1, 2, "futex", 200, 100, 0, "{\"id\":2,\"kind\":\"wakeup\"}")
+			UNLOCK(2, 1, 300, 0);
+	static const char held[] = HDR(3) EV(0, 1, "brk", 100, 10, 0, "")
+		EV(1, 2, "futex", 200, 100, 10000000, "{\"id\":2,\"kind\":\"wakeup\"}")
+			UNLOCK(2, 1, 300, 30000000);
+	static const char cond[] = HDR(3) EV(
+		0, 1, "brk", 100, 10, 20000000,
+		"") "{\"type\":\"event\",\"id\":1,"
+		    "\"pid\":1,\"tid\":2,\"call\":\"futex\",\"args\":{\"uaddr\":4096,\"futex_op\":393,"
+		    "\"val\":0},\"ret\":0,\"ts\":200,\"dur\":100,\"compute_ns\":0,"
+		    "\"deps\":[{\"id\":2,\"kind\":\"wakeup\"}]}\n" UNLOCK(2, 1, 300, 0);
+	struct rp_plan p;
+	struct rp_run r;
+
+	CU_ASSERT_FATAL(plan_of(&p, late, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[1].lock_gate, 0);
+	CU_ASSERT_TRUE(p.ops[0].start_waited);
+	CU_ASSERT(has_dep(&p, 1, 2));
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT_EQUAL(p.th[p.ops[1].tidx].lock_first, 1);
+	CU_ASSERT(p.ops[1].t_end <= p.ops[0].t_issue);
+	free(r.lag);
+	plan__free(&p);
+
+	/* thread 1 holds the lock when thread 2 comes: thread 2 waits for it */
+	CU_ASSERT_FATAL(plan_of(&p, held, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[1].lock_gate, 0);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT_EQUAL(p.th[p.ops[1].tidx].lock_first, 0);
+	CU_ASSERT(p.ops[1].t_issue >= p.ops[2].t_end);
+	free(r.lag);
+	plan__free(&p);
+
+	CU_ASSERT_FATAL(plan_of(&p, cond, RO_CAUSAL) == 0);
+	CU_ASSERT_EQUAL(p.ops[1].lock_gate, RP_NONE);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT(p.ops[1].t_issue >= p.ops[2].t_end);
+	free(r.lag);
+	plan__free(&p);
+
+	for (enum rp_order o = RO_TEMPORAL; o <= RO_THINK; o++) {
+		CU_ASSERT_FATAL(plan_of(&p, late, o) == 0);
+		CU_ASSERT_EQUAL(p.ops[1].lock_gate, RP_NONE);
+		plan__free(&p);
+	}
+}
+
 #define OPEN(id, tid, path, ret, ts, dur)                                                     \
 	"{\"type\":\"event\",\"id\":" #id ",\"pid\":1,\"tid\":" #tid ",\"call\":\"openat\","  \
 	"\"args\":{\"dirfd\":\"AT_FDCWD\",\"pathname\":\"" path "\",\"flags\":2,\"mode\":0}," \
@@ -917,6 +981,7 @@ static CU_TestInfo tests[] = {
 	{ "a deadlocking dep is dropped", test_replay__deadlock_dropped },
 	{ "a barrier's wake waits for its waiters to arrive", test_replay__barrier_rendezvous },
 	{ "a barrier is released by its last arrival", test_replay__barrier_last_arriver },
+	{ "a lock's collision is not an order", test_replay__lock_collision_not_order },
 	{ "bad input refused", test_replay__bad_input },
 	{ "dep release under 16 threads", test_replay__release_under_many_threads },
 	{ "natural: compute is a lower bound", test_replay__natural_compute_lower_bound },
