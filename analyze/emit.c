@@ -688,8 +688,10 @@ static json_t *header_json(const struct analysis *an)
 		syscall__format_families(IOT_FAM_ALL & ~an->families, out, sizeof(out));
 		json_object_set_new(h, "calls_left_out", json_string(out));
 	}
-	if (an->opts.infer)
+	if (an->opts.infer) {
 		json_object_set_new(h, "causality_stats", an__counters_json(an));
+		json_object_set_new(h, "lock_deps_apart", json_true());
+	}
 	if (an->multi)
 		an__job_json(an, h);
 	return h;

@@ -3,11 +3,14 @@
  * From raw edges to the deps of each event: drop edges that cross a loss gap
  * or run backwards in time, keep per target only the latest source of each
  * thread, then walk the events in a topological order with a vector clock per
- * thread and drop every edge the clock already implies.
+ * thread and drop every edge the clock already implies.  A lock's handover
+ * is kept as an edge but implies nothing (lock_edge).
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "analyze/an.h"
 
@@ -152,6 +155,27 @@ static void walk_free(struct walk *w)
 	free(w->head);
 }
 
+/*
+ * A lock's handover: a FUTEX_WAIT that the holder's unlock (a FUTEX_WAKE of
+ * one) ended.  It is a collision, not an order: which thread takes a lock
+ * first is the moment's, and a replay may let the waiter go first when the
+ * recorded holder has not reached the lock yet (docs/replay.md, Locks).  So
+ * it implies no other edge: whatever the waiter's thread needs from the
+ * holder's past is kept as an edge of its own, not left to the handover.
+ */
+static bool lock_edge(const struct analysis *an, const struct an_edge *e)
+{
+	const struct iot_syscall *w, *x;
+
+	if (e->kind != AN_RULE_WAKEUP)
+		return false;
+	w = an__rec(an, e->to);
+	x = an__rec(an, e->from);
+	return w->nr == SYS_futex && (w->args[1] & FUTEX_CMD_MASK) == FUTEX_WAIT && w->ret == 0 &&
+	       x->nr == SYS_futex && (x->args[1] & FUTEX_CMD_MASK) == FUTEX_WAKE &&
+	       (int)x->args[2] == 1 && x->ret >= 1;
+}
+
 static const uint32_t *clock_of(const struct walk *w, uint32_t ev)
 {
 	return w->snap[ev] == UINT64_MAX ? NULL : w->pool + w->snap[ev];
@@ -169,7 +193,7 @@ static bool implied(struct analysis *an, struct walk *w, const uint32_t *cur, ui
 	for (uint32_t j = lo; j < hi; j++) {
 		const uint32_t *c = clock_of(w, e[j].from);
 
-		if (j != k && !w->drop[j] && c && c[st] >= sp)
+		if (j != k && !w->drop[j] && c && c[st] >= sp && !lock_edge(an, &e[j]))
 			return true;
 	}
 	return false;
@@ -210,7 +234,9 @@ static int visit(struct analysis *an, struct walk *w, uint32_t ev)
 	for (uint32_t k = lo; k < hi; k++) {
 		const uint32_t *c = clock_of(w, e[k].from);
 
-		for (uint32_t t = 0; !w->drop[k] && c && t < w->nthr; t++)
+		if (w->drop[k] || !c || lock_edge(an, &e[k]))
+			continue;
+		for (uint32_t t = 0; t < w->nthr; t++)
 			if (c[t] > cur[t])
 				cur[t] = c[t];
 	}

@@ -340,7 +340,10 @@ static uint32_t thread_op_at(const struct rp_plan *p, const struct rp_thread *t,
  * in, or had last ended, when the wait began (its gate): before that, the
  * waiter goes first.  A wait with other deps, or the one a held timer's cut
  * waits for, keeps its order; so do the waits of a condition (FUTEX_WAIT_BITSET) and
- * of another host.
+ * of another host.  Only where the analysis let no other dep rest on the
+ * handover (the header's lock_deps_apart): a dep it implied, such as an
+ * eventfd's write before the unlock and its read after the wait, would be
+ * lost with it.
  */
 static void plan_lock_gates(struct rp_plan *p, enum rp_order order)
 {
@@ -349,9 +352,10 @@ static void plan_lock_gates(struct rp_plan *p, enum rp_order order)
 		const struct rp_op *x;
 
 		w->lock_gate = RP_NONE;
-		if (order != RO_CAUSAL || w->kind != RK_WAIT || w->a[0] < 0 ||
-		    (w->a[0] & 127) != 0 /* FUTEX_WAIT */ || w->ret != 0 || w->ndeps != 1 ||
-		    w->deps[0] & RP_DEP_START || w->cut_target || w->arrive_waited || w->hold)
+		if (order != RO_CAUSAL || !p->lock_deps_apart || w->kind != RK_WAIT ||
+		    w->a[0] < 0 || (w->a[0] & 127) != 0 /* FUTEX_WAIT */ || w->ret != 0 ||
+		    w->ndeps != 1 || w->deps[0] & RP_DEP_START || w->cut_target ||
+		    w->arrive_waited || w->hold)
 			continue;
 		x = &p->ops[w->deps[0]];
 		if (x->kind != RK_WAIT || x->a[0] < 0 || (x->a[0] & 127) != 1 /* FUTEX_WAKE */ ||

@@ -225,6 +225,7 @@ static int load_header(struct loader *l, json_t *h)
 	l->p->header_events = json_integer_value(json_object_get(h, "events"));
 	l->p->clock_start = json_integer_value(json_object_get(h, "clock_start_ns"));
 	l->p->causality = json_is_true(json_object_get(h, "causality"));
+	l->p->lock_deps_apart = json_is_true(json_object_get(h, "lock_deps_apart"));
 	if (json_is_string(json_object_get(h, "calls_left_out")))
 		warn("%s was recorded without the %s calls (record --calls): the replay does not "
 		     "reproduce them, nor what they did to files, sockets and other threads",

@@ -440,7 +440,10 @@ struct rp_plan {
 	int64_t clock_start;
 	uint64_t header_events;
 	bool causality; /* analyzed with --infer-causality: the deps are there */
-	char **hosts;	/* multi-host: the header's host names, in its order */
+	/* a lock's handover implied no other dep in the analysis: a replay may
+	 * let its waiter go first (plan_lock_gates) */
+	bool lock_deps_apart;
+	char **hosts; /* multi-host: the header's host names, in its order */
 	uint32_t nhosts;
 	struct rp_conn *conns; /* multi-host: the header's connections */
 	uint32_t nconns;

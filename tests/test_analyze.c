@@ -781,6 +781,39 @@ static void test_analyze__transitive_reduction(void)
 	tb_free(&b);
 }
 
+/*
+ * A lock's handover implies nothing: thread 2 writes an eventfd, then
+ * unlocks the mutex thread 1 waits on (a FUTEX_WAKE of one), and thread 1
+ * then reads the eventfd.  The handover is kept, and so is the write ->
+ * read, which the replay needs when it lets the waiter go first
+ * (docs/replay.md, Locks).  Behind a broadcast (a barrier's or a condition's
+ * wake, an order) the write -> read is implied and goes.
+ */
+static void test_analyze__lock_handover_implies_nothing(void)
+{
+	static const uint64_t vals[] = { 1, 0x7fffffff };
+	struct tb b;
+
+	for (int i = 0; i < 2; i++) {
+		tb_init(&b);
+		SC(&b, .pid = 1, .tid = 2, .nr = SYS_eventfd2, .ts = 10, .dur = 5, .ret = 5,
+		   .nfd = 1, .fd = { FD(IOT_FD_RET0, 5, IOT_FT_ANON, 1038) });
+		SC(&b, .pid = 1, .tid = 2, .nr = SYS_write, .ts = 100, .dur = 10, .ret = 8,
+		   .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_futex, .ts = 120, .dur = 50, .offcpu = 40,
+		   .a = { 0x1000, 128 /* FUTEX_WAIT_PRIVATE */, 2 });
+		SC(&b, .pid = 1, .tid = 2, .nr = SYS_futex, .ts = 150, .dur = 10, .ret = 1,
+		   .a = { 0x1000, 129 /* FUTEX_WAKE_PRIVATE */, vals[i] });
+		put_wake(&b, 1, 1, 1, 2, 155);
+		SC(&b, .pid = 1, .tid = 1, .nr = SYS_read, .ts = 200, .dur = 10, .ret = 8,
+		   .a = { 5, 0, 8 }, .nfd = 1, .fd = { FD(0, 5, IOT_FT_ANON, 1038) });
+		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+		CU_ASSERT(dep(&b, 2, 2, 1, 0, AN_RULE_WAKEUP));
+		CU_ASSERT_EQUAL(dep(&b, 2, 1, 1, 1, AN_RULE_DATA), i == 0);
+		tb_free(&b);
+	}
+}
+
 /* The header's initial files, as the replay reads them: path -> type. */
 static json_t *initial_files(struct tb *b)
 {
@@ -1147,6 +1180,7 @@ static CU_TestInfo tests[] = {
 	{ "seq: only when asked", test_analyze__seq_only_when_asked },
 	{ "a rule family switched off", test_analyze__rule_family_off },
 	{ "transitive reduction", test_analyze__transitive_reduction },
+	{ "a lock's handover implies no other dep", test_analyze__lock_handover_implies_nothing },
 	{ "initial state from names", test_analyze__initial_state_from_names },
 	{ "compute floor taken off on-CPU compute", test_analyze__compute_floor },
 	{ "compute floor after a switch", test_analyze__compute_floor_after_switch },
