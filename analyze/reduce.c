@@ -24,6 +24,7 @@ struct walk {
 	uint32_t *pool;
 	size_t npool, cappool;
 	uint8_t *drop;	/* per edge */
+	uint8_t *lock;	/* per edge: a lock's handover, which implies nothing (lock_edge) */
 	uint32_t *head; /* per thread: next position to walk */
 };
 
@@ -98,6 +99,27 @@ static void prefilter(struct analysis *an)
 	}
 }
 
+/*
+ * A lock's handover: a FUTEX_WAIT that the holder's unlock (a FUTEX_WAKE of
+ * one) ended.  It is a collision, not an order: which thread takes a lock
+ * first is the moment's, and a replay may let the waiter go first when the
+ * recorded holder has not reached the lock yet (docs/replay.md, Locks).  So
+ * it implies no other edge: whatever the waiter's thread needs from the
+ * holder's past is kept as an edge of its own, not left to the handover.
+ */
+static bool lock_edge(const struct analysis *an, const struct an_edge *e)
+{
+	const struct iot_syscall *w, *x;
+
+	if (e->kind != AN_RULE_WAKEUP)
+		return false;
+	w = an__rec(an, e->to);
+	x = an__rec(an, e->from);
+	return w->nr == SYS_futex && (w->args[1] & FUTEX_CMD_MASK) == FUTEX_WAIT && w->ret == 0 &&
+	       x->nr == SYS_futex && (x->args[1] & FUTEX_CMD_MASK) == FUTEX_WAKE &&
+	       (int)x->args[2] == 1 && x->ret >= 1;
+}
+
 static int walk_init(struct analysis *an, struct walk *w)
 {
 	const struct an_edge *e = an->edges.v;
@@ -111,12 +133,14 @@ static int walk_init(struct analysis *an, struct walk *w)
 	w->pending = calloc(n + 1, sizeof(*w->pending));
 	w->snap = malloc((n + 1) * sizeof(*w->snap));
 	w->drop = calloc(an->edges.n + 1, 1);
+	w->lock = calloc(an->edges.n + 1, 1);
 	w->head = calloc(w->nthr + 1, sizeof(*w->head));
 	if (!w->cur || !w->in_off || !w->out_off || !w->out || !w->pending || !w->snap ||
-	    !w->drop || !w->head)
+	    !w->drop || !w->lock || !w->head)
 		return -ENOMEM;
 	memset(w->snap, 0xff, (n + 1) * sizeof(*w->snap));
 	for (size_t i = 0; i < an->edges.n; i++) {
+		w->lock[i] = lock_edge(an, &e[i]);
 		w->in_off[e[i].to + 1]++;
 		w->out_off[e[i].from + 1]++;
 		w->pending[e[i].to]++;
@@ -152,28 +176,8 @@ static void walk_free(struct walk *w)
 	free(w->snap);
 	free(w->pool);
 	free(w->drop);
+	free(w->lock);
 	free(w->head);
-}
-
-/*
- * A lock's handover: a FUTEX_WAIT that the holder's unlock (a FUTEX_WAKE of
- * one) ended.  It is a collision, not an order: which thread takes a lock
- * first is the moment's, and a replay may let the waiter go first when the
- * recorded holder has not reached the lock yet (docs/replay.md, Locks).  So
- * it implies no other edge: whatever the waiter's thread needs from the
- * holder's past is kept as an edge of its own, not left to the handover.
- */
-static bool lock_edge(const struct analysis *an, const struct an_edge *e)
-{
-	const struct iot_syscall *w, *x;
-
-	if (e->kind != AN_RULE_WAKEUP)
-		return false;
-	w = an__rec(an, e->to);
-	x = an__rec(an, e->from);
-	return w->nr == SYS_futex && (w->args[1] & FUTEX_CMD_MASK) == FUTEX_WAIT && w->ret == 0 &&
-	       x->nr == SYS_futex && (x->args[1] & FUTEX_CMD_MASK) == FUTEX_WAKE &&
-	       (int)x->args[2] == 1 && x->ret >= 1;
 }
 
 static const uint32_t *clock_of(const struct walk *w, uint32_t ev)
@@ -193,7 +197,7 @@ static bool implied(struct analysis *an, struct walk *w, const uint32_t *cur, ui
 	for (uint32_t j = lo; j < hi; j++) {
 		const uint32_t *c = clock_of(w, e[j].from);
 
-		if (j != k && !w->drop[j] && c && c[st] >= sp && !lock_edge(an, &e[j]))
+		if (j != k && !w->drop[j] && !w->lock[j] && c && c[st] >= sp)
 			return true;
 	}
 	return false;
@@ -234,7 +238,7 @@ static int visit(struct analysis *an, struct walk *w, uint32_t ev)
 	for (uint32_t k = lo; k < hi; k++) {
 		const uint32_t *c = clock_of(w, e[k].from);
 
-		if (w->drop[k] || !c || lock_edge(an, &e[k]))
+		if (w->drop[k] || w->lock[k] || !c)
 			continue;
 		for (uint32_t t = 0; t < w->nthr; t++)
 			if (c[t] > cur[t])
