@@ -62,7 +62,9 @@
 #   MH_PAIRS="A B,C D"   these pairs
 #   MH_ONLY="NAME..."    these workloads
 #   MH_REPS=N            rounds (default quick 2, full 3)
-#   MH_SAVE=DIR          keep every cross-host replay's report and timelines
+#   MH_MODES="MODE..."   these modes (default: all four)
+#   MH_SAVE=DIR          keep every cross-host replay's report and timelines,
+#                        and each recording's traces and merged file
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -74,7 +76,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/orderings.sh"
 
 bench_env "$@"
-MODES=(causal temporal single none)
+read -r -a MODES <<<"${MH_MODES:-causal temporal single none}"
 if [ "$MODE" = quick ]; then
 	PAIRS=("ext4 xfs") REPS=2
 else
@@ -234,7 +236,8 @@ replay_mh() {
 	# where a replay's time went
 	if [ -n "${MH_SAVE:-}" ]; then
 		local keep=$MH_SAVE/$wl-$src-$dst-$mode-$SECONDS
-		mkdir -p "$keep" && cp "$TMP/r.json" "$TMP"/tl.tsv.* "$keep/"
+		mkdir -p "$keep" "$MH_SAVE/$wl-$src" && cp "$TMP/r.json" "$TMP"/tl.tsv.* "$keep/"
+		cp -n "$TMP/$wl-$src"/*.iot "$TMP/$wl-$src/job.jsonl" "$MH_SAVE/$wl-$src/"
 	fi
 	local tls=()
 	for i in $(wl_var "$wl" MEASURE "$(seq -s ' ' 0 $((n - 1)))"); do
@@ -347,7 +350,7 @@ targets() {
 		[ "${v[1]}" = - ] || failed=$((failed > v[1] ? failed : v[1]))
 		[ "$ec" = - ] && { worst=-; continue; }
 		[ "$worst" = - ] || worst=$(awk -v a="$worst" -v b="$ec" 'BEGIN { print (b > a ? b : a) }')
-		for k in 1 2 3; do
+		for ((k = 1; k < ${#MODES[@]}; k++)); do
 			e=$(err_of "${v[3 * k]}")
 			[ "$e" = - ] || awk -v c="$ec" -v e="$e" 'BEGIN { exit !(c < e) }' || better=no
 		done
