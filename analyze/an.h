@@ -125,7 +125,9 @@ struct an_input {
 	uint64_t compute_floor_switch; /* its FLOOR's, 0: none */
 	uint32_t recorder;	       /* its recorder's pid (META's), 0: unknown */
 	bool have_rt;
+	bool have_launch;
 	uint8_t clock_src;    /* enum cf_src */
+	uint64_t launch;      /* its recorder's launch (-- CMD), on its clock */
 	uint64_t first, last; /* its first call's enter and last call's end, own clock */
 	uint32_t ev0, ev1;    /* its events before sorting: ev[ev0 .. ev1) */
 	uint64_t loss[IOT_LOSS_NR];

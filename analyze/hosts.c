@@ -93,6 +93,7 @@ static void input_shift(struct analysis *an, uint32_t k, int64_t d)
 	}
 	in->first += d;
 	in->last += d;
+	in->launch += d;
 	in->rt_offset -= d; /* the same instant, read later on the moved clock */
 }
 
@@ -362,6 +363,9 @@ static json_t *host_json(const struct analysis *an, uint32_t h)
 	json_object_set_new(o, "compute_floor_ns", json_integer(in->compute_floor));
 	json_object_set_new(o, "compute_floor_switch_ns", json_integer(in->compute_floor_switch));
 	json_object_set_new(o, "clock_source", json_string(clock_src_name(in->clock_src)));
+	/* the recorder's own host: the one its command ran on */
+	if (in->have_launch && in->host == h)
+		json_object_set_new(o, "launch_ns", json_integer((int64_t)(in->launch - an->t0)));
 	return o;
 }
 

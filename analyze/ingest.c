@@ -318,9 +318,17 @@ static void host_rec(struct analysis *an, struct an_input *in, const struct iot_
 	in->netns = hr->netns;
 }
 
-/* The start pair, or the end pair when there is no start: realtime at a monotonic instant. */
+/*
+ * The start pair, or the end pair when there is no start: realtime at a
+ * monotonic instant.  The launch pair says when the recorder began loading.
+ */
 static void clock_rec(struct an_input *in, const struct iot_clock *c)
 {
+	if (c->when == IOT_CLOCK_LAUNCH) {
+		in->launch = c->hdr.ts;
+		in->have_launch = true;
+		return;
+	}
 	if (in->have_rt && c->when != IOT_CLOCK_START)
 		return;
 	in->rt_offset = (int64_t)(c->realtime_ns - c->hdr.ts);

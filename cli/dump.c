@@ -247,8 +247,7 @@ static json_t *fields_json(const struct iot_hdr *h)
 	case IOT_REC_CLOCK: {
 		const struct iot_clock *c = (const void *)h;
 
-		return json_pack("{s:s, s:I, s:I}", "when",
-				 c->when == IOT_CLOCK_START ? "start" : "end", "realtime_ns",
+		return json_pack("{s:s, s:I, s:I}", "when", rec__clock_when(c->when), "realtime_ns",
 				 (json_int_t)c->realtime_ns, "bracket_ns",
 				 (json_int_t)c->bracket_ns);
 	}

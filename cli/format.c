@@ -388,8 +388,7 @@ void format__other(FILE *f, const struct iot_hdr *h)
 		const struct iot_clock *c = (const void *)h;
 
 		fprintf(f, "# clock at %s: realtime %llu.%09llu monotonic %llu.%09llu (+-%u ns)",
-			c->when == IOT_CLOCK_START ? "start" : "end",
-			(unsigned long long)(c->realtime_ns / 1000000000),
+			rec__clock_when(c->when), (unsigned long long)(c->realtime_ns / 1000000000),
 			(unsigned long long)(c->realtime_ns % 1000000000),
 			(unsigned long long)(c->hdr.ts / 1000000000),
 			(unsigned long long)(c->hdr.ts % 1000000000), c->bracket_ns / 2);

@@ -38,8 +38,8 @@ struct info {
 	const char *host[3]; /* host name, boot id, machine id */
 	struct iot_host host_hdr;
 	char host_buf[IOT_REC_MAX];
-	struct iot_clock clock[2]; /* by enum iot_clock_when */
-	bool have_clock[2];
+	struct iot_clock clock[3]; /* by enum iot_clock_when */
+	bool have_clock[3];
 };
 
 static const char *const loss_names[IOT_LOSS_NR] = {
@@ -178,7 +178,7 @@ static void note_clock(struct info *in, const struct iot_hdr *h)
 {
 	const struct iot_clock *c = (const void *)h;
 
-	if (h->size < sizeof(*c) || c->when > IOT_CLOCK_END)
+	if (h->size < sizeof(*c) || c->when > IOT_CLOCK_LAUNCH)
 		return;
 	in->clock[c->when] = *c;
 	in->have_clock[c->when] = true;
@@ -312,24 +312,23 @@ static void add_host(json_t *o, const struct info *in)
 	json_object_set_new(o, "host_id", h);
 }
 
-/* The CLOCK records, start then end: realtime_minus_monotonic_ns is what a
- * merge lines hosts up with, and its change from start to end the drift. */
+/* The CLOCK records, start, end, then launch: realtime_minus_monotonic_ns is
+ * what a merge lines hosts up with, and its change from start to end the drift. */
 static void add_clocks(json_t *o, const struct info *in)
 {
-	static const char *const when[] = { "start", "end" };
 	json_t *a = json_array();
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		const struct iot_clock *c = &in->clock[i];
 
 		if (!in->have_clock[i])
 			continue;
-		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I}", "when", when[i],
-						   "monotonic_ns", (json_int_t)c->hdr.ts,
-						   "realtime_ns", (json_int_t)c->realtime_ns,
-						   "bracket_ns", (json_int_t)c->bracket_ns,
-						   "realtime_minus_monotonic_ns",
-						   (json_int_t)(c->realtime_ns - c->hdr.ts)));
+		json_array_append_new(
+			a, json_pack("{s:s, s:I, s:I, s:I, s:I}", "when", rec__clock_when(i),
+				     "monotonic_ns", (json_int_t)c->hdr.ts, "realtime_ns",
+				     (json_int_t)c->realtime_ns, "bracket_ns",
+				     (json_int_t)c->bracket_ns, "realtime_minus_monotonic_ns",
+				     (json_int_t)(c->realtime_ns - c->hdr.ts)));
 	}
 	if (json_array_size(a))
 		json_object_set_new(o, "clock_pairs", a);

@@ -360,6 +360,10 @@ struct iot_host {
 enum iot_clock_when {
 	IOT_CLOCK_START		= 0,	/* read as the recording starts */
 	IOT_CLOCK_END		= 1,	/* read as it stops, before STATS */
+	IOT_CLOCK_LAUNCH	= 2,	/* read as the recorder was launched, before it
+					 * loaded its programs: the instant `record --
+					 * CMD` would have started CMD untraced (after
+					 * START, with an earlier ts; -- CMD only) */
 };
 
 /*

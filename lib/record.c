@@ -192,6 +192,17 @@ unsigned int rec__ftype_of_mode(uint32_t mode)
 	return IOT_FT_OTHER;
 }
 
+const char *rec__clock_when(uint32_t when)
+{
+	static const char *const name[] = {
+		[IOT_CLOCK_START] = "start",
+		[IOT_CLOCK_END] = "end",
+		[IOT_CLOCK_LAUNCH] = "launch",
+	};
+
+	return when < sizeof(name) / sizeof(name[0]) ? name[when] : "unknown";
+}
+
 size_t rec__min_size(unsigned int type)
 {
 	switch (type) {

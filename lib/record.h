@@ -51,6 +51,8 @@ int rec__strings(const struct iot_hdr *h, size_t fixed, unsigned int nstr, const
 		 unsigned int max);
 /* The minimum size of a record of this type, 0 when the type is unknown. */
 size_t rec__min_size(unsigned int type);
+/* enum iot_clock_when's name: "start", "end", "launch", or "unknown" */
+const char *rec__clock_when(uint32_t when);
 
 /* Appends a string tail (struct iot_str + data + padding) at buf + *off,
  * advancing *off; returns false if it would pass cap.  For the recorder. */

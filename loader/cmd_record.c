@@ -58,7 +58,8 @@ struct recorder {
 	uint64_t loss_base[IOT_LOSS_NR]; /* the calibration's, not the trace's */
 	int write_err;
 	uint64_t start_ns;
-	struct pace *pace; /* the drain's idle policy and its watcher */
+	struct iot_clock launch; /* -- CMD: where the clock stood before loading */
+	struct pace *pace;	 /* the drain's idle policy and its watcher */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -167,7 +168,9 @@ static int write_host(struct recorder *r)
 	if (n && append(r, (struct iot_hdr *)buf))
 		return r->write_err;
 	hostid__clock(&c, IOT_CLOCK_START);
-	return append(r, &c.hdr);
+	if (append(r, &c.hdr))
+		return r->write_err;
+	return r->launch.hdr.type ? append(r, &r->launch.hdr) : 0;
 }
 
 /* Filter first, then snapshot: an fd opened in between is in one or both. */
@@ -583,6 +586,13 @@ static int recorder_start(struct recorder *r, struct record_opts *o, int argc, c
 	uint64_t t0 = mono_ns(CLOCK_MONOTONIC);
 	int e;
 
+	/*
+	 * Untraced, CMD would have started about now: a merge starts each
+	 * host's replay here, not where loading its programs let it start
+	 * (several hosts' recorders load for different times)
+	 */
+	if (o->cmd)
+		hostid__clock(&r->launch, IOT_CLOCK_LAUNCH);
 	r->cap = capture__new(&co);
 	if (!r->cap)
 		return -errno;

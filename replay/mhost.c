@@ -416,6 +416,19 @@ static void mhost_carry(struct rp_plan *p)
 	}
 }
 
+static int64_t min_i64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* When a thread that no traced call created began, on the merged clock. */
+static int64_t mhost_began(const struct rp_plan *p, uint32_t t)
+{
+	const struct rp_op *op = &p->ops[p->th[t].ops[0]];
+
+	return (int64_t)op->ts - (int64_t)op->compute;
+}
+
 /*
  * A thread that no traced call created (a server attached to with -p, a
  * client started by an untraced script) starts at its first call's time on
@@ -426,18 +439,49 @@ static void mhost_carry(struct rp_plan *p)
  * the rank on its host), slept, not computed: spun on the CPU, it took the
  * CPU from the ranks already running, and a rank started 0.1 s late in the
  * trace started 0.4 s late on 2 CPUs shared by three ranks.
+ *
+ * When every host's recorder started its command (record -- CMD), each
+ * host starts at its recorder's launch instead: untraced, the command
+ * starts there, and the time each recorder took to load its programs,
+ * different on each host (0.05-0.26 s apart with three on two CPUs), is not
+ * the application's.  Not when a host was attached to (-p): its held waits
+ * end at their recorded times, and a host moved earlier would wait for them
+ * (a client launched, a server attached: its wait for the client's
+ * connection would hold the client back by the client's recorder's load).
  */
 static void mhost_starts(struct rp_plan *p)
 {
+	int64_t delay[RP_HOSTS_MAX] = { 0 }, first[RP_HOSTS_MAX], base = 0;
+	bool all = true;
+
+	for (uint32_t h = 0; h < p->nhosts; h++)
+		first[h] = INT64_MAX;
+	for (uint32_t t = 0; t < p->nth; t++)
+		if (p->th[t].gate == RP_NONE && p->th[t].nops && p->th[t].host < p->nhosts)
+			first[p->th[t].host] = min_i64(first[p->th[t].host], mhost_began(p, t));
+	for (uint32_t h = 0; h < p->nhosts; h++)
+		all &= p->launch[h] != RP_NO_LAUNCH || first[h] == INT64_MAX;
+	for (uint32_t h = 0; all && h < p->nhosts; h++)
+		if (first[h] != INT64_MAX && first[h] > p->launch[h])
+			delay[h] = first[h] - p->launch[h];
+	/* the earliest launch is the replay's start */
+	for (uint32_t h = 0; h < p->nhosts; h++)
+		if (delay[h])
+			base = min_i64(base, first[h] - delay[h]);
 	for (uint32_t t = 0; t < p->nth; t++) {
-		struct rp_op *op;
+		int64_t at;
 
 		if (p->th[t].gate != RP_NONE || !p->th[t].nops)
 			continue;
-		op = &p->ops[p->th[t].ops[0]];
-		if (op->ts > op->compute)
-			p->th[t].start_at = op->ts - op->compute;
+		at = mhost_began(p, t) - (p->th[t].host < p->nhosts ? delay[p->th[t].host] : 0) -
+		     base;
+		if (at > 0)
+			p->th[t].start_at = at;
 	}
+	for (uint32_t h = 0; h < p->nhosts; h++)
+		if (delay[h])
+			dbg("host %s starts at its recorder's launch, %.3f s before its trace does",
+			    p->hosts[h], delay[h] / 1e9);
 }
 
 int mhost__plan(struct rp_plan *p)

@@ -34,16 +34,19 @@ static int load_hosts(struct rp_plan *p, json_t *h)
 	if (!json_is_array(a) || json_array_size(a) > RP_HOSTS_MAX)
 		return -EINVAL;
 	p->hosts = calloc(json_array_size(a) + 1, sizeof(*p->hosts));
-	if (!p->hosts)
+	p->launch = calloc(json_array_size(a) + 1, sizeof(*p->launch));
+	if (!p->hosts || !p->launch)
 		return -ENOMEM;
 	json_array_foreach(a, i, o) {
 		const char *name = json_string_value(json_object_get(o, "name"));
+		json_t *l = json_object_get(o, "launch_ns");
 
 		if (!name || !*name)
 			return -EINVAL;
 		for (uint32_t k = 0; k < p->nhosts; k++)
 			if (!strcmp(p->hosts[k], name))
 				return -EINVAL;
+		p->launch[p->nhosts] = json_is_integer(l) ? json_integer_value(l) : RP_NO_LAUNCH;
 		p->hosts[p->nhosts] = strdup(name);
 		if (!p->hosts[p->nhosts++])
 			return -ENOMEM;

@@ -119,6 +119,7 @@ void plan__free(struct rp_plan *p)
 	for (uint32_t i = 0; i < p->nhosts; i++)
 		free(p->hosts[i]);
 	free(p->hosts);
+	free(p->launch);
 	free(p->conns);
 	free(p->ops);
 	free(p->th);

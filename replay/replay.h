@@ -19,6 +19,7 @@
 #define RP_DEP_START 0x80000000u
 /* Hosts of a multi-host file at most: one MPI rank each (mhost.c). */
 #define RP_HOSTS_MAX 64
+#define RP_NO_LAUNCH INT64_MIN /* rp_plan.launch: the header did not say */
 /* Largest per-thread buffer; larger counts are clamped (and show as short). */
 #define RP_BUF_MAX (64u << 20)
 
@@ -443,7 +444,8 @@ struct rp_plan {
 	/* a lock's handover implied no other dep in the analysis: a replay may
 	 * let its waiter go first (plan_lock_gates) */
 	bool lock_deps_apart;
-	char **hosts; /* multi-host: the header's host names, in its order */
+	char **hosts;	 /* multi-host: the header's host names, in its order */
+	int64_t *launch; /* each host's recorder's launch (ts), RP_NO_LAUNCH: not known */
 	uint32_t nhosts;
 	struct rp_conn *conns; /* multi-host: the header's connections */
 	uint32_t nconns;

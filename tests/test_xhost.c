@@ -106,6 +106,15 @@ static void put_sock_call(struct tr *t, const struct sockspec *s)
 
 #define SOCK(t, ...) put_sock_call(t, &(struct sockspec){ __VA_ARGS__ })
 
+/* The recorder's launch, as `record -- CMD` writes it after its start pair. */
+static void put_launch(struct tr *t, uint64_t ts)
+{
+	struct iot_clock c = { .hdr = { .ts = ts, .type = IOT_REC_CLOCK, .size = sizeof(c) },
+			       .when = IOT_CLOCK_LAUNCH };
+
+	CU_ASSERT_FATAL(trace_writer__append(t->w, &c.hdr) == 0);
+}
+
 static void tr_done(struct tr *t)
 {
 	CU_ASSERT_FATAL(trace_writer__free(t->w) == 0);
@@ -113,13 +122,15 @@ static void tr_done(struct tr *t)
 
 /* Client on a (10.0.0.1:40000, pid 10), server on b (10.0.0.2:5432, pid 10 too: another
  * kernel).  b's times read SHIFT later.  The request is sent in one call and read in two;
- * the reply the other way.  t: true time in ns. */
+ * the reply the other way.  b's recorder was launched at LAUNCH_B.  t: true time in ns. */
+#define LAUNCH_B 400
 static void two_hosts(struct tr *a, struct tr *b, const char *boot_b, uint32_t seq0)
 {
 	const char *ca = "10.0.0.1", *sa = "10.0.0.2";
 
 	tr_init(a, "alpha", "boot-a", 1);
 	tr_init(b, "beta", boot_b, 2);
+	put_launch(b, LAUNCH_B + SHIFT);
 	SOCK(a, .pid = 10, .nr = SYS_connect, .ts = 1000, .dur = 500, .ino = 501, .la = ca,
 	     .ra = sa, .lp = 40000, .rp = 5432, .seq = seq0);
 	SOCK(b, .pid = 10, .nr = SYS_accept4, .ts = 900 + SHIFT, .dur = 700, .ret = 4, .ino = 601,
@@ -228,6 +239,13 @@ static void test_xhost__pairs_and_offset(void)
 	off = json_integer_value(json_object_get(hb, "clock_offset_ns"));
 	res = json_integer_value(json_object_get(hb, "clock_residual_ns"));
 	CU_ASSERT(res > 0 && off - res <= -SHIFT && -SHIFT <= off + res);
+	/* b's launch on the merged clock, from the trace's start; a has none */
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(hb, "launch_ns")),
+			LAUNCH_B + SHIFT + off -
+				json_integer_value(json_object_get(h, "clock_start_ns")));
+	CU_ASSERT(json_integer_value(json_object_get(hb, "launch_ns")) < 0);
+	CU_ASSERT(json_object_get(json_array_get(json_object_get(h, "hosts"), 0), "launch_ns") ==
+		  NULL);
 	CU_ASSERT_STRING_EQUAL(
 		json_string_value(json_object_get(
 			json_object_get(json_array_get(json_object_get(h, "connections"), 0),

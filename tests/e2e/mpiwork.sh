@@ -39,6 +39,12 @@ record_job()
 	"$IOTRACE" analyze --infer-causality tr/*.iot -o job.jsonl 2>analyze.err ||
 		fail "analyze exited $?: $(cat analyze.err)"
 	eq "hosts" "$(head -1 job.jsonl | jq '.hosts | length')" 3
+	# each recorder's launch, before the first call it traced: a replay
+	# starts the host there
+	eq "hosts launched before their first call" "$(jq -s '.[0].hosts as $h
+		| [.[1:][] | select(.type == "event")] | group_by(.host)
+		| map(min_by(.ts)) | map(. as $e | $h[] | select(.name == $e.host
+		and .launch_ns != null and .launch_ns < $e.ts)) | length' job.jsonl)" 3
 }
 
 # check_job: every logged ordering is in the merged trace, and no false edge
@@ -60,8 +66,10 @@ check_job()
 replay_job()
 {
 	"$IOTRACE_ROOT/scripts/netns-hosts.sh" 3 -- bash -c "\$NH_MPIRUN -np 3 '$IOTRACE' replay \
-		job.jsonl --root '$T/sb' --report '$T/r.json' --no-progress --stall-timeout 20" \
+		job.jsonl --root '$T/sb' --report '$T/r.json' --no-progress --stall-timeout 20 -v" \
 		>replay.out 2>&1 || fail "the replay failed: $(grep -v prepared replay.out | tail -8)"
+	# every rank starts each host at its recorder's launch
+	ge "hosts started at their launch" "$(grep -c "starts at its recorder's launch" replay.out)" 3
 	eq "ranks" "$(jq .ranks r.json)" 3
 	eq "failed calls" "$(jq .failed r.json)" 0
 	eq "short calls" "$(jq .short r.json)" 0
