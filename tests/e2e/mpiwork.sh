@@ -65,8 +65,8 @@ check_job()
 # replay_job: the causal replay across three ranks fails no call
 replay_job()
 {
-	"$IOTRACE_ROOT/scripts/netns-hosts.sh" 3 -- bash -c "\$NH_MPIRUN -np 3 '$IOTRACE' replay \
-		job.jsonl --root '$T/sb' --report '$T/r.json' --no-progress --stall-timeout 20 -v" \
+	"$IOTRACE_ROOT/scripts/netns-hosts.sh" 3 -- bash -c "\$NH_MPIRUN -np 3 '$IOTRACE' -v replay \
+		job.jsonl --root '$T/sb' --report '$T/r.json' --no-progress --stall-timeout 20" \
 		>replay.out 2>&1 || fail "the replay failed: $(grep -v prepared replay.out | tail -8)"
 	# every rank starts each host at its recorder's launch
 	ge "hosts started at their launch" "$(grep -c "starts at its recorder's launch" replay.out)" 3
