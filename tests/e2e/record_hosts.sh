@@ -123,7 +123,8 @@ test_tcp_stream_ranges()
 	return 0
 }
 
-# HOST and CLOCK: which machine, and its two clocks at start and end.
+# HOST and CLOCK: which machine, and its two clocks at start and end, and
+# at the recorder's launch with -- CMD.
 test_host_and_clock()
 {
 	need_bpf
@@ -137,8 +138,11 @@ test_host_and_clock()
 	fi
 	eq "recorder's netns" "$(jq -r .host_id.netns info.json)" "$(stat -Lc %i /proc/self/ns/net)"
 	eq "format" "$(jq -r .format_version info.json)" 3
-	eq "records" "$(jq -r '"\(.records.host) \(.records.clock)"' info.json)" "1 2"
-	eq "pairs" "$(jq -r '[.clock_pairs[].when] | join(" ")' info.json)" "start end"
+	eq "records" "$(jq -r '"\(.records.host) \(.records.clock)"' info.json)" "1 3"
+	eq "pairs" "$(jq -r '[.clock_pairs[].when] | join(" ")' info.json)" "start end launch"
+	# the launch came before loading: before the start pair, by the load
+	ge "launch before the start" "$(jq '.clock_pairs[0].monotonic_ns' info.json)" \
+		"$(jq '.clock_pairs[2].monotonic_ns + 1' info.json)"
 	# the pairs bracket the events and agree with each other within a few ms
 	ge "start before the first event" \
 		"$(q t.iot '[.[] | select(.type == "syscall") | .ts] | min')" \
@@ -152,9 +156,10 @@ test_host_and_clock()
 	now=$(date +%s%N)
 	jq -e --argjson now "$now" '(.clock_pairs[0].realtime_ns - $now) | fabs < 60e9' info.json \
 		>/dev/null || fail "realtime is not now: $(jq -c .clock_pairs info.json)"
-	# META, then HOST, then the start pair, in the file's order
+	# in time order: the launch pair (read before loading), META, HOST, the
+	# start pair, the end pair
 	eq "order" "$(q t.iot '[.[] | select(.type == "meta" or .type == "host" or .type == "clock") | .type] | join(" ")')" \
-		"meta host clock clock"
+		"clock meta host clock clock"
 	"$IOTRACE" dump t.iot | grep -q "# host $(hostname) boot_id " || fail "dump: no host line"
 }
 
