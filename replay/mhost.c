@@ -443,8 +443,7 @@ static int64_t mhost_began(const struct rp_plan *p, uint32_t t)
  * When every host's recorder started its command (record -- CMD), each
  * host starts at its recorder's launch instead: untraced, the command
  * starts there, and the time each recorder took to load its programs,
- * different on each host (0.05-0.26 s apart with three on two CPUs), is not
- * the application's.  Not when a host was attached to (-p): its held waits
+ * different on each host, is not the application's.  Not when a host was attached to (-p): its held waits
  * end at their recorded times, and a host moved earlier would wait for them
  * (a client launched, a server attached: its wait for the client's
  * connection would hold the client back by the client's recorder's load).
