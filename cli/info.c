@@ -38,8 +38,8 @@ struct info {
 	const char *host[3]; /* host name, boot id, machine id */
 	struct iot_host host_hdr;
 	char host_buf[IOT_REC_MAX];
-	struct iot_clock clock[3]; /* by enum iot_clock_when */
-	bool have_clock[3];
+	struct iot_clock clock[IOT_CLOCK_LAUNCH + 1]; /* by enum iot_clock_when */
+	bool have_clock[IOT_CLOCK_LAUNCH + 1];
 };
 
 static const char *const loss_names[IOT_LOSS_NR] = {
@@ -318,7 +318,7 @@ static void add_clocks(json_t *o, const struct info *in)
 {
 	json_t *a = json_array();
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i <= IOT_CLOCK_LAUNCH; i++) {
 		const struct iot_clock *c = &in->clock[i];
 
 		if (!in->have_clock[i])

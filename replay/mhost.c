@@ -460,20 +460,24 @@ static void mhost_starts(struct rp_plan *p)
 			first[p->th[t].host] = min_i64(first[p->th[t].host], mhost_began(p, t));
 	for (uint32_t h = 0; h < p->nhosts; h++)
 		all &= p->launch[h] != RP_NO_LAUNCH || first[h] == INT64_MAX;
+	/* a launch from a crafted header far enough away to overflow is none */
 	for (uint32_t h = 0; all && h < p->nhosts; h++)
-		if (first[h] != INT64_MAX && first[h] > p->launch[h])
-			delay[h] = first[h] - p->launch[h];
+		if (first[h] == INT64_MAX || first[h] <= p->launch[h] ||
+		    __builtin_sub_overflow(first[h], p->launch[h], &delay[h]))
+			delay[h] = 0;
 	/* the earliest launch is the replay's start */
 	for (uint32_t h = 0; h < p->nhosts; h++)
 		if (delay[h])
 			base = min_i64(base, first[h] - delay[h]);
 	for (uint32_t t = 0; t < p->nth; t++) {
-		int64_t at;
+		int64_t at, d;
 
 		if (p->th[t].gate != RP_NONE || !p->th[t].nops)
 			continue;
-		at = mhost_began(p, t) - (p->th[t].host < p->nhosts ? delay[p->th[t].host] : 0) -
-		     base;
+		d = p->th[t].host < p->nhosts ? delay[p->th[t].host] : 0;
+		if (__builtin_sub_overflow(mhost_began(p, t), d, &at) ||
+		    __builtin_sub_overflow(at, base, &at))
+			continue;
 		if (at > 0)
 			p->th[t].start_at = at;
 	}
