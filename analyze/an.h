@@ -283,6 +283,10 @@ uint32_t *an__exit_order(const struct analysis *an);
 int an__data(struct analysis *an);
 /* sched.c: process and wakeup edges, blocked calls */
 int an__sched(struct analysis *an);
+/* spin.c: spin edges, a lazy-wait loop ended by another thread's call */
+int an__spin(struct analysis *an);
+/* barrier.c: barrier edges across hosts, a collective outside the traces */
+int an__barrier(struct analysis *an);
 /* reduce.c: gap filter, transitive reduction, deps per event */
 int an__reduce(struct analysis *an, bool cross_thread);
 

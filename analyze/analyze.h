@@ -19,6 +19,8 @@ enum an_rule {
 	AN_RULE_STAGE,	     /* create -> uses -> delete of fds, files, paths */
 	AN_RULE_NAME,	     /* generations of one path in order */
 	AN_RULE_SEQ,	     /* every access to a file in trace order */
+	AN_RULE_SPIN,	     /* another thread's call -> the end of a lazy-wait loop */
+	AN_RULE_BARRIER,     /* across hosts: each host's request -> the others' answers */
 	AN_RULE_NR,
 };
 

@@ -29,6 +29,9 @@ static int passes(struct analysis *an)
 		err = an__data(an);
 	if (!err && an->opts.infer)
 		err = an__sched(an);
+	/* the barrier rule takes the waits the scheduler left unexplained */
+	if (!err && an->opts.infer)
+		err = an__spin(an) ?: an__barrier(an);
 	if (!err)
 		err = an__reduce(an, an->opts.infer);
 	return err;

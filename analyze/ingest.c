@@ -361,6 +361,10 @@ static const uint32_t rule_needs[AN_RULE_NR] = {
 	[AN_RULE_STAGE] = IOT_FAM_FILE | IOT_FAM_NET | IOT_FAM_IPC,
 	[AN_RULE_NAME] = IOT_FAM_FILE,
 	[AN_RULE_SEQ] = IOT_FAM_FILE | IOT_FAM_MEM,
+	/* the loop's polls and sleeps, and every call that may have ended it */
+	[AN_RULE_SPIN] = IOT_FAM_FILE | IOT_FAM_NET | IOT_FAM_IPC,
+	/* the requests and answers on sockets, the waits between them */
+	[AN_RULE_BARRIER] = IOT_FAM_NET | IOT_FAM_IPC,
 };
 
 /* A trace of record --calls: drops, with a warning, the rules it cannot feed. */

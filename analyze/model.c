@@ -10,8 +10,9 @@
 #include "analyze/an.h"
 
 static const char *const rule_names[AN_RULE_NR] = {
-	[AN_RULE_PROCESS] = "process", [AN_RULE_WAKEUP] = "wakeup", [AN_RULE_DATA] = "data",
-	[AN_RULE_STAGE] = "stage",     [AN_RULE_NAME] = "name",	    [AN_RULE_SEQ] = "seq",
+	[AN_RULE_PROCESS] = "process", [AN_RULE_WAKEUP] = "wakeup",   [AN_RULE_DATA] = "data",
+	[AN_RULE_STAGE] = "stage",     [AN_RULE_NAME] = "name",	      [AN_RULE_SEQ] = "seq",
+	[AN_RULE_SPIN] = "spin",       [AN_RULE_BARRIER] = "barrier",
 };
 
 const char *an_rule__name(enum an_rule r)
@@ -156,8 +157,10 @@ int an__edge(struct analysis *an, uint32_t from, uint32_t to, enum an_rule kind,
 		return 0;
 	if (an->ev[from].tidx == an->ev[to].tidx)
 		return 0;
-	/* only bytes cross hosts: a wakeup or a path names one kernel's objects */
-	if (kind != AN_RULE_DATA && an__host_of(an, from) != an__host_of(an, to)) {
+	/* only bytes and barriers cross hosts: a wakeup or a path names one
+	 * kernel's objects */
+	if (kind != AN_RULE_DATA && kind != AN_RULE_BARRIER &&
+	    an__host_of(an, from) != an__host_of(an, to)) {
 		an->edges_xhost_dropped++;
 		return 0;
 	}

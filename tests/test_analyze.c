@@ -1110,6 +1110,63 @@ static void test_analyze__spin_after_empty_poll(void)
 }
 
 /*
+ * A lazy-wait loop of thread 1 (polls with timeout 0, 100 us sleeps): it
+ * ends once thread 2's read, done during its last sleep, set its flag.
+ * ender_ts: when thread 2's read begins (5 ns long); other: a third thread
+ * of the process ends a call then too; sleeps: how many turns the loop has.
+ */
+static void spin_trace(struct tb *b, uint64_t ender_ts, bool other, int turns)
+{
+	uint64_t t = 1000;
+
+	tb_init(b);
+	for (int i = 0; i < turns; i++, t += 100000) {
+		SC(b, .pid = 1, .tid = 1, .nr = SYS_poll, .ts = t, .dur = 1000, .a = { 0, 5, 0 });
+		SC(b, .pid = 1, .tid = 1, .nr = SYS_clock_nanosleep, .ts = t + 2000, .dur = 98000);
+	}
+	SC(b, .pid = 1, .tid = 2, .nr = SYS_read, .ts = ender_ts, .dur = 5, .ret = 16,
+	   .a = { 7, 0, 16 }, .nfd = 1, .fd = { FD(0, 7, IOT_FT_SOCK, 77) });
+	if (other)
+		SC(b, .pid = 1, .tid = 3, .nr = SYS_write, .ts = t - 50000, .dur = 5, .ret = 8,
+		   .a = { 8, 0, 8 }, .nfd = 1, .fd = { FD(0, 8, IOT_FT_ANON, 78) });
+	SC(b, .pid = 1, .tid = 1, .nr = SYS_munmap, .ts = t + 500, .dur = 100);
+}
+
+/* The loop's next call follows the one call another thread of the process
+ * ended during its last sleep; not when two threads did, not a call before
+ * the loop's last check but one, and not a loop of one sleep. */
+static void test_analyze__spin_loop_ender(void)
+{
+	struct tb b;
+
+	spin_trace(&b, 1000 + 2 * 100000 + 40000, false, 3); /* in the last sleep */
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 2, 0, 1, 6, AN_RULE_SPIN));
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 6)), 1);
+	tb_free(&b);
+
+	spin_trace(&b, 1000 + 2 * 100000 + 40000, false, 3); /* the rule switched off */
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT & ~(1u << AN_RULE_SPIN)) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 6)), 0);
+	tb_free(&b);
+
+	spin_trace(&b, 1000 + 2 * 100000 + 40000, true, 3); /* two threads: which? */
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 6)), 0);
+	tb_free(&b);
+
+	spin_trace(&b, 1000 + 100000 + 40000, false, 3); /* the flag was set a turn earlier */
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 6)), 0);
+	tb_free(&b);
+
+	spin_trace(&b, 1000 + 40000, false, 1); /* one sleep: no loop */
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 2)), 0);
+	tb_free(&b);
+}
+
+/*
  * A thread taken off the CPU while runnable by a user task outside the trace
  * was off for what its next switch says (that switch's time less its on-CPU
  * time), and that goes to the call after the preemption.  Not: a preemption
@@ -1167,6 +1224,7 @@ static CU_TestInfo tests[] = {
 	{ "data: pipe with partial reads", test_analyze__data_pipe_partial_reads },
 	{ "data: an eventfd's count", test_analyze__data_eventfd },
 	{ "compute: a busy wait's turns after empty polls", test_analyze__spin_after_empty_poll },
+	{ "spin: a lazy-wait loop's ender", test_analyze__spin_loop_ender },
 	{ "stage: a socket's connect", test_analyze__stage_connect },
 	{ "loss gap", test_analyze__loss_gap },
 	{ "data: file ranges", test_analyze__data_file },
