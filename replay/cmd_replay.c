@@ -397,7 +397,7 @@ int cmd_replay(int argc, char **argv)
 		warn("%s has no causality: the threads will not wait for each other (add it "
 		     "with 'iotrace analyze TRACE --infer-causality')",
 		     o.file);
-	if (compile__plan(&p, &o) || mhost__plan(&p))
+	if (compile__plan(&p, &o) || mhost__plan(&p, &o))
 		goto fail;
 	if (replay_prepare(&p, &o, &r))
 		goto fail;

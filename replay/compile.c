@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "lib/spin.h"
 #include "replay/graph.h"
 #include "replay/replay.h"
 
@@ -227,6 +228,52 @@ static void plan_cuts(struct rp_plan *p, enum rp_order order)
 	}
 }
 
+/* A call of a lazy-wait loop's: a busy poll, or a short sleep. */
+static bool spin_op(const struct rp_op *op, bool *sleep)
+{
+	*sleep = op->kind == RK_SLEEP && op->ret == 0 && op->dur <= SPIN_SLEEP_MAX_NS;
+	return *sleep || op__busy_poll(op);
+}
+
+/*
+ * A lazy-wait loop (zero-timeout polls and short sleeps, the last a sleep)
+ * before a call with deps waited for something those deps stand for: the
+ * spin rule's flag, set after another thread's call.  Played call by call,
+ * the loop would last its recorded time wherever that call comes in the
+ * replay; an MPI rank that reached MPI_Init's fence first in the trace
+ * slept in it until the last one came, a quarter of a second, and its
+ * replay slept as long though the others were there.  So the loop ends
+ * when the deps are done, and the calls left are not made, as the
+ * application made no more checks once the flag was set.  The loop's
+ * shape is the analyzer's (analyze/spin.c).  Causal order only: the
+ * baselines' deps are not the flag.
+ */
+static uint32_t plan_spins(struct rp_plan *p, enum rp_order order)
+{
+	uint32_t loops = 0;
+
+	for (uint32_t t = 0; order == RO_CAUSAL && t < p->nth; t++) {
+		const struct rp_thread *th = &p->th[t];
+
+		for (uint32_t k = 1; k < th->nops; k++) {
+			uint32_t j = k, sleeps = 0;
+			bool sleep, last_sleep;
+
+			if (!p->ops[th->ops[k]].ndeps ||
+			    !spin_op(&p->ops[th->ops[k - 1]], &last_sleep) || !last_sleep)
+				continue;
+			while (j > 0 && spin_op(&p->ops[th->ops[j - 1]], &sleep))
+				sleeps += sleep, j--;
+			if (k - j < SPIN_MIN_CALLS || sleeps < SPIN_MIN_SLEEPS)
+				continue;
+			for (; j < k; j++)
+				p->ops[th->ops[j]].spin_to = th->ops[k];
+			loops++;
+		}
+	}
+	return loops;
+}
+
 /* A futex wake that may end many waits at once: a barrier's last arrival or a
  * condition's broadcast (glibc wakes INT_MAX), not a lock handed to one. */
 static bool futex_broadcast(const struct rp_op *op)
@@ -421,7 +468,7 @@ static void plan_single_nonblock(struct rp_plan *p)
 
 int compile__plan(struct rp_plan *p, const struct rp_opts *o)
 {
-	uint32_t dropped = plan_resolve_deps(p), broken, rdv;
+	uint32_t dropped = plan_resolve_deps(p), broken, rdv, spins;
 	int err;
 
 	if (dropped)
@@ -448,6 +495,8 @@ int compile__plan(struct rp_plan *p, const struct rp_opts *o)
 	if (broken)
 		warn("%u deps would deadlock with thread order: dropped", broken);
 	plan_cuts(p, o->order);
+	if ((spins = plan_spins(p, o->order)))
+		dbg("%u lazy-wait loops end when the call after them may go", spins);
 	/* on an acyclic graph: a cycle now closes through a rendezvous, and
 	 * only those are cut */
 	if (o->order == RO_CAUSAL && (rdv = plan_rendezvous(p))) {

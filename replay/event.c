@@ -724,6 +724,7 @@ const char *event__compile(struct rp_plan *p, struct rp_op *op, json_t *ev)
 	op->fd = op->fd2 = -1;
 	op->peer = -1;
 	op->prefeed = op->prefeed_next = RP_NONE;
+	op->spin_to = RP_NONE;
 	op->fed = RP_FED_NONE;
 	op->conn = -1;
 	if (json_is_integer(conn) && json_integer_value(conn) >= 0 &&

@@ -212,11 +212,13 @@ static bool dep_wait_until(_Atomic uint32_t *w, uint32_t need, uint64_t until)
 }
 
 /* dep_wait_until (UNTIL 0: dep_wait) for DEP's word to reach NEED; for
- * another host's op, the courier is told that a thread waits for it. */
-static bool dep_wait_op(const struct rp_op *dep, uint32_t need, uint64_t until)
+ * another host's op, unless the wait is LAZY, the courier is told that a
+ * thread waits for it, and looks for its message at once. */
+static bool dep_wait_op(const struct rp_op *dep, uint32_t need, uint64_t until, bool lazy)
 {
 	_Atomic uint32_t *w = (_Atomic uint32_t *)&dep->state;
-	bool want = dep->remote && (atomic_load_explicit(w, memory_order_acquire) & RS_MASK) < need;
+	bool want = !lazy && dep->remote &&
+		    (atomic_load_explicit(w, memory_order_acquire) & RS_MASK) < need;
 	bool ok = true;
 
 	if (want)
@@ -261,7 +263,7 @@ static uint64_t exec_wait_deps(struct rp_plan *p, struct rp_thread *th, const st
 
 		if (d & RP_DEP_START && dep->rdv_wake == self)
 			continue;
-		dep_wait_op(dep, d & RP_DEP_START ? RS_STARTED : RS_DONE, 0);
+		dep_wait_op(dep, d & RP_DEP_START ? RS_STARTED : RS_DONE, 0, op->xbarrier);
 		/* written before the state word was released */
 		if (!(d & RP_DEP_START))
 			t = dep->t_end;
@@ -415,7 +417,7 @@ static uint64_t exec_hold_cut(struct rp_plan *p, const struct rp_op *cut, uint64
 		uint32_t d = cut->deps[k];
 
 		if (!dep_wait_op(&p->ops[d & ~RP_DEP_START],
-				 d & RP_DEP_START ? RS_STARTED : RS_DONE, until))
+				 d & RP_DEP_START ? RS_STARTED : RS_DONE, until, false))
 			break;
 	}
 	atomic_fetch_sub_explicit(&ex.pacing, 1, memory_order_relaxed);
@@ -438,9 +440,12 @@ static void exec_hold(struct rp_plan *p, struct rp_thread *t, const struct rp_op
 
 		if (op->prefeed != RP_NONE)
 			peer__prefeed(p, t, op);
-		now = op->kind == RK_WAIT && op->a[3] >= 0 ?
-			      exec_hold_cut(p, &p->ops[op->a[3]], until) :
-			      exec_wait_until(c, until, start);
+		if (op->spin_to != RP_NONE)
+			now = exec_hold_cut(p, &p->ops[op->spin_to], until);
+		else if (op->kind == RK_WAIT && op->a[3] >= 0)
+			now = exec_hold_cut(p, &p->ops[op->a[3]], until);
+		else
+			now = exec_wait_until(c, until, start);
 
 		if (op->kind == RK_SLEEP)
 			t->sleep += now - start;
@@ -507,6 +512,10 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 		if (d > want)
 			want = d;
 		waited = true;
+		/* multi-host: a barrier's answer comes after the last arrival */
+		if (ex.natural && op->xbarrier)
+			want = exec_wait_until(c, want + (uint64_t)(op->after / ex.speed),
+					       exec__now());
 	}
 	/* a broadcast wake that another thread reached the barrier after */
 	if (op->rdv_n && atomic_fetch_sub_explicit(&op->rdv_left, 1, memory_order_acq_rel) != 1) {
@@ -547,6 +556,33 @@ static inline __attribute__((always_inline)) void exec__one(struct rp_plan *p, s
 	if (ex.natural && op__is_io(op->kind) && op->got != RP_SKIPPED)
 		exec_lag(t, op, want);
 	c->end = t1;
+}
+
+/* Whether the deps of X, the call after a lazy-wait loop, are done: the
+ * loop is over (plan_spins). */
+static bool spin_over(const struct rp_plan *p, const struct rp_op *x)
+{
+	for (uint32_t k = 0; k < x->ndeps; k++) {
+		uint32_t d = x->deps[k];
+		uint32_t need = d & RP_DEP_START ? RS_STARTED : RS_DONE;
+
+		if ((atomic_load_explicit(&p->ops[d & ~RP_DEP_START].state, memory_order_acquire) &
+		     RS_MASK) < need)
+			return false;
+	}
+	return true;
+}
+
+/* A call of a loop that is over: not made, as the application made no more
+ * checks once its flag was set; done, for whoever waits for it. */
+static void exec_spin_skip(struct rp_op *op, struct rp_clock *c)
+{
+	op->t_issue = op->t_end = c->end;
+	op->got = op->ret;
+	if (op->waited)
+		dep_set(&op->state, RS_DONE);
+	else
+		atomic_store_explicit(&op->state, RS_DONE, memory_order_relaxed);
 }
 
 /* The last thread out wakes the watcher and fixes the replay's end. */
@@ -612,10 +648,15 @@ static void *exec_thread(void *arg)
 		t->sleep += c.end - ex.t0;
 	}
 	for (uint32_t i = 0; i < t->nops; i++) {
+		struct rp_op *op = &p->ops[t->ops[i]];
+
 		atomic_store_explicit(&t->cur, i, memory_order_relaxed);
 		if (i + 1 < t->nops)
 			op_prefetch(&p->ops[t->ops[i + 1]]);
-		exec__one(p, t, &p->ops[t->ops[i]], &c);
+		if (op->spin_to != RP_NONE && spin_over(p, &p->ops[op->spin_to]))
+			exec_spin_skip(op, &c);
+		else
+			exec__one(p, t, op, &c);
 	}
 	atomic_store_explicit(&t->cur, t->nops, memory_order_relaxed);
 	t->cpu = exec_cpu();

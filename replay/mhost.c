@@ -416,6 +416,38 @@ static void mhost_carry(struct rp_plan *p)
 	}
 }
 
+/*
+ * A wait for other hosts' calls is a barrier's (analyze/barrier.c): each
+ * host's wait for its daemon's answer follows every other host's request.
+ * The daemons answered some time after the last request came in, through
+ * hops the traces do not see (orted to mpirun and back): the wait ends as
+ * long after the later of its own start and its deps as it did in the
+ * trace.  Without that, a replay whose hosts arrive together would go on
+ * at once, faster than the application ever could.  Such a wait may be
+ * waited from the start of the run to its end (MPI_Finalize's fence): its
+ * messages are looked for as they come, not at once (exec.c).
+ */
+static void mhost_lags(struct rp_plan *p)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		struct rp_op *op = &p->ops[i];
+		uint64_t from = op->ts, end = op->ts + op->dur;
+		bool xdep = false;
+
+		if (op->kind != RK_WAIT)
+			continue;
+		for (uint32_t k = 0; k < op->ndeps; k++) {
+			const struct rp_op *dep = &p->ops[op->deps[k] & ~RP_DEP_START];
+
+			xdep |= p->th[dep->tidx].host != p->th[op->tidx].host;
+			if (dep->ts + dep->dur > from)
+				from = dep->ts + dep->dur;
+		}
+		op->xbarrier = xdep;
+		op->after = xdep && end > from ? end - from : 0;
+	}
+}
+
 static int64_t min_i64(int64_t a, int64_t b)
 {
 	return a < b ? a : b;
@@ -487,7 +519,7 @@ static void mhost_starts(struct rp_plan *p)
 			    p->hosts[h], delay[h] / 1e9);
 }
 
-int mhost__plan(struct rp_plan *p)
+int mhost__plan(struct rp_plan *p, const struct rp_opts *o)
 {
 	uint8_t *want;
 
@@ -495,6 +527,9 @@ int mhost__plan(struct rp_plan *p)
 		return 0;
 	xh.p = p;
 	mhost_carry(p);
+	/* the baselines' deps across hosts are not barriers */
+	if (o->order == RO_CAUSAL)
+		mhost_lags(p);
 	mhost_starts(p);
 	for (uint32_t t = 0; t < p->nth; t++)
 		if ((p->th[t].remote = p->th[t].host != (uint16_t)xh.me))

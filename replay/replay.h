@@ -197,6 +197,19 @@ struct rp_op {
 	/* multi-host: a held wait that such a read followed ends when the bytes
 	 * of that read (its index) are in, as the application's did (mhost.c) */
 	uint32_t xread;
+	/* a call of a lazy-wait loop (zero-timeout polls and short sleeps):
+	 * the call after the loop, whose deps end the loop (plan_spins), or
+	 * RP_NONE */
+	uint32_t spin_to;
+	/* multi-host: a wait for other hosts' calls (a barrier through their
+	 * daemons) ends this long after the later of its issue and its deps,
+	 * as the application's answer came (mhost_lags) */
+	uint64_t after;
+	/* multi-host: such a wait.  It may last the whole run (MPI_Finalize's
+	 * fence, waited for from MPI_Init's on): it does not have the courier
+	 * look for its messages at once, which would take the CPU from the
+	 * ranks that work meanwhile */
+	bool xbarrier;
 	/* a barrier's wait: the wake whose count its arrival goes down, or
 	 * RP_NONE; a broadcast wake: how many waits count for it
 	 * (plan_rendezvous_counts) */
@@ -573,7 +586,7 @@ uint64_t exec__now(void);
 int mhost__begin(struct rp_plan *p, struct rp_opts *o);
 bool mhost__active(void);
 /* After compiling: the other hosts' threads, and who waits for whom. */
-int mhost__plan(struct rp_plan *p);
+int mhost__plan(struct rp_plan *p, const struct rp_opts *o);
 /* exec.c: the start barrier, then the courier of cross-host deps. */
 int mhost__barrier(const struct rp_opts *o);
 int mhost__go(struct rp_plan *p);

@@ -376,6 +376,42 @@ static void test_replay__zero_timeout_poll_not_held(void)
 	plan__free(&p);
 }
 
+/*
+ * A lazy-wait loop: thread 1 polls (timeout 0) and sleeps 8 ms, three
+ * times, for a flag thread 2 set at once (its brk, the call after the loop's
+ * dep).  Replayed, the loop ends as soon as the dep is done, and the calls
+ * left are not made: the call after it comes at once, not 24 ms later.
+ * The baselines' deps are not the flag: there the loop plays in full.
+ */
+static void test_replay__lazy_wait_loop_ends_with_its_dep(void)
+{
+	static const char text[] = HDR(8) POLL(0, 100, 1000, 0, 0) EV(1, 2, "brk", 1500, 10, 0, "")
+		EV(2, 1, "clock_nanosleep", 2000, 8000000, 0, "") POLL(3, 8003000, 1000, 0, 0)
+			EV(4, 1, "clock_nanosleep", 8005000, 8000000, 0, "")
+				POLL(5, 16006000, 1000, 0, 0)
+					EV(6, 1, "clock_nanosleep", 16008000, 8000000, 0, "")
+						EV(7, 1, "brk", 24009000, 10, 0,
+						   "{\"id\":1,\"kind\":\"spin\"}");
+	static const uint32_t loop[] = { 0, 2, 3, 4, 5, 6 };
+	struct rp_plan p;
+	struct rp_run r;
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_CAUSAL) == 0);
+	for (size_t i = 0; i < sizeof(loop) / sizeof(loop[0]); i++)
+		CU_ASSERT_EQUAL(p.ops[loop[i]].spin_to, 7);
+	CU_ASSERT_EQUAL(p.ops[7].spin_to, RP_NONE);
+	CU_ASSERT_EQUAL_FATAL(run_natural(&p, &r), 0);
+	CU_ASSERT(p.ops[7].t_end < 8000000);
+	CU_ASSERT(p.th[0].sleep < 8000000);
+	free(r.lag);
+	plan__free(&p);
+
+	CU_ASSERT_FATAL(plan_of(&p, text, RO_TEMPORAL) == 0);
+	for (size_t i = 0; i < sizeof(loop) / sizeof(loop[0]); i++)
+		CU_ASSERT_EQUAL(p.ops[loop[i]].spin_to, RP_NONE);
+	plan__free(&p);
+}
+
 /* A futex wake of thread TID waking up to VAL waiters (glibc's barrier and
  * broadcast: INT_MAX; a lock: 1), RET of them woken. */
 #define WAKE(id, tid, ts, val, ret)                                                                \
@@ -1005,6 +1041,8 @@ static CU_TestInfo tests[] = {
 	{ "munmap: within the replay's mapping", test_replay__munmap_within_mapping },
 	{ "natural: a timed-out wait ends with the wake", test_replay__timed_out_wait_cut },
 	{ "natural: a poll with timeout 0 is not held", test_replay__zero_timeout_poll_not_held },
+	{ "natural: a lazy-wait loop ends with its dep",
+	  test_replay__lazy_wait_loop_ends_with_its_dep },
 	{ "--dev-root: files and calls in their device's root", test_replay__dev_roots },
 	{ "--dev-root: a directory listed where its files are", test_replay__dev_root_dir_listing },
 	{ "pipe ends from ret_fds", test_replay__pipe_ends_from_ret_fds },
