@@ -106,15 +106,16 @@ mpilog_want()
 	     END { print "]" }' "$dir/ids" "$dir/pairs" >"$dir/want.json"
 }
 
-# xhost_false_deps JOB: how many cross-host deps of JOB no bytes show: a dep
-# from another host must be a send whose bytes the receive took, or the
-# shutdown whose end of stream it read
+# xhost_false_deps JOB: how many cross-host data deps of JOB no bytes show:
+# a data dep from another host must be a send whose bytes the receive took,
+# or the shutdown whose end of stream it read (barrier deps, inferred from
+# timing, are xhost_barriers')
 xhost_false_deps()
 {
 	jq -s '
 		(.[0].threads | map({key: (.tid | tostring), value: .host}) | from_entries) as $host
 		| (.[1:] | map({key: (.id | tostring), value: .}) | from_entries) as $by
-		| [.[1:][] | . as $e | .deps[]? | $by[.id | tostring] as $s
+		| [.[1:][] | . as $e | .deps[]? | select(.kind != "barrier") | $by[.id | tostring] as $s
 		   | select($host[$s.tid | tostring] != $host[$e.tid | tostring])
 		   | select(($s.conn != $e.conn) or ($s.conn == null) or
 			    if $s.call == "shutdown" then $e.ret != 0
@@ -124,3 +125,23 @@ xhost_false_deps()
 			    end)]
 		| length' "$1"
 }
+
+# xhost_barriers JOB: "HOSTS WAITS BAD": how many hosts the barrier deps of JOB
+# join, how many waits they end, and how many of them are not a wait that
+# follows a send of another host, on a socket no connection of the job is
+# (an outside peer: the daemon that completes the collective)
+xhost_barriers()
+{
+	jq -rs '
+		(.[1:] | map({key: (.id | tostring), value: .}) | from_entries) as $by
+		| [.[1:][] | . as $e | .deps[]? | select(.kind == "barrier")
+		   | {to: $e, from: $by[.id | tostring]}] as $b
+		| ([$b[] | .to.host, .from.host] | unique | length) as $hosts
+		| ($b | map(.to.id) | unique | length) as $waits
+		| ($b | map(select(.to.host == .from.host or .from.conn != null
+			or (.from.args.fd.type // "") != "socket"
+			or ([.from.call] | inside(["write", "writev", "sendto", "sendmsg"]) | not)))
+		   | length) as $bad
+		| "\($hosts) \($waits) \($bad)"' "$1"
+}
+

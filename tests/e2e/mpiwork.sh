@@ -58,8 +58,18 @@ check_job()
 	eq "pairs to check" "$(jq length want.json)" "$want"
 	ordered job.jsonl want.json || fail "a logged ordering across hosts is not in the merged trace"
 	eq "false cross-host deps" "$(xhost_false_deps job.jsonl)" 0
+	# MPI_Init's fence: each rank's wait for its daemon's answer follows
+	# the other ranks' requests; the main thread's lazy wait for it ends
+	# after the answer's read (analyze/barrier.c, analyze/spin.c)
+	local bhosts bwaits bbad
+	read -r bhosts bwaits bbad < <(xhost_barriers job.jsonl)
+	eq "hosts a barrier joins" "$bhosts" 3
+	ge "waits a barrier ends" "$bwaits" 3
+	eq "barrier deps not after another host's request to its daemon" "$bbad" 0
+	ge "lazy-wait loops ended by a call" "$(head -1 job.jsonl | jq .causality_stats.edges.spin)" 1
 	echo "note: $want orderings across hosts from the logs, all in the merged trace;" \
-		"$(head -1 job.jsonl | jq .causality_stats.edges_xhost) cross-host deps"
+		"$(head -1 job.jsonl | jq .causality_stats.edges_xhost) cross-host deps," \
+		"$bwaits waits in barriers"
 }
 
 # replay_job: the causal replay across three ranks fails no call
@@ -70,6 +80,8 @@ replay_job()
 		>replay.out 2>&1 || fail "the replay failed: $(grep -v prepared replay.out | tail -8)"
 	# every rank starts each host at its recorder's launch
 	ge "hosts started at their launch" "$(grep -c "starts at its recorder's launch" replay.out)" 3
+	# and ends the lazy-wait loops with their deps
+	ge "ranks ending lazy-wait loops" "$(grep -c "lazy-wait loops end when" replay.out)" 1
 	eq "ranks" "$(jq .ranks r.json)" 3
 	eq "failed calls" "$(jq .failed r.json)" 0
 	eq "short calls" "$(jq .short r.json)" 0
