@@ -212,23 +212,22 @@ static bool dep_wait_until(_Atomic uint32_t *w, uint32_t need, uint64_t until)
 }
 
 /* dep_wait_until (UNTIL 0: dep_wait) for DEP's word to reach NEED; for
- * another host's op, unless the wait is LAZY, the courier is told that a
- * thread waits for it, and looks for its message at once. */
+ * another host's op, the courier is told that a thread waits for it, and
+ * looks for its message at once, or, for a LAZY wait, every millisecond. */
 static bool dep_wait_op(const struct rp_op *dep, uint32_t need, uint64_t until, bool lazy)
 {
 	_Atomic uint32_t *w = (_Atomic uint32_t *)&dep->state;
-	bool want = !lazy && dep->remote &&
-		    (atomic_load_explicit(w, memory_order_acquire) & RS_MASK) < need;
+	bool want = dep->remote && (atomic_load_explicit(w, memory_order_acquire) & RS_MASK) < need;
 	bool ok = true;
 
 	if (want)
-		mhost__want(true);
+		mhost__want(true, lazy);
 	if (until)
 		ok = dep_wait_until(w, need, until);
 	else
 		dep_wait(w, need);
 	if (want)
-		mhost__want(false);
+		mhost__want(false, lazy);
 	return ok;
 }
 

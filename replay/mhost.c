@@ -13,9 +13,9 @@
  * MPI has no descriptor to sleep on: the courier polls it, and a poll every
  * nap is a wakeup every 20 us that takes the CPU from the replay threads it
  * shares with.  So it polls that often only while a replay thread waits for
- * a remote op or a send is in flight; with messages still to come it looks
- * every millisecond, and with none it sleeps until a replay thread rings it
- * (a message queued, a wait begun) or a heartbeat is due.
+ * a remote op or a send is in flight; while a barrier's wait waits for one
+ * it looks every millisecond, and otherwise it sleeps until a replay
+ * thread rings it (a message queued, a wait begun) or a heartbeat is due.
  */
 #include <errno.h>
 #include <ifaddrs.h>
@@ -78,6 +78,7 @@ static struct mhost {
 	_Atomic uint32_t bell;	  /* rung: the courier has work (futex word) */
 	_Atomic bool dozing;	  /* the courier is in (or going into) its futex wait */
 	_Atomic uint32_t wanting; /* replay threads waiting for a remote op */
+	_Atomic uint32_t lazy;	  /* of those, waits that need not have it at once */
 	int err;
 	uint64_t waits, deps, sent, received; /* for the report */
 	uint64_t carried;		      /* deps a connection carries */
@@ -423,9 +424,8 @@ static void mhost_carry(struct rp_plan *p)
  * hops the traces do not see (orted to mpirun and back): the wait ends as
  * long after the later of its own start and its deps as it did in the
  * trace.  Without that, a replay whose hosts arrive together would go on
- * at once, faster than the application ever could.  Such a wait may be
- * waited from the start of the run to its end (MPI_Finalize's fence): its
- * messages are looked for as they come, not at once (exec.c).
+ * at once, faster than the application ever could.  Its messages are looked
+ * for every millisecond, not polled for (courier_doze).
  */
 static void mhost_lags(struct rp_plan *p)
 {
@@ -570,15 +570,17 @@ static void courier_ring(void)
 		syscall(SYS_futex, &xh.bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void mhost__want(bool on)
+void mhost__want(bool on, bool lazy)
 {
+	_Atomic uint32_t *n = lazy ? &xh.lazy : &xh.wanting;
+
 	if (!xh.active)
 		return;
 	if (!on) {
-		atomic_fetch_sub_explicit(&xh.wanting, 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(n, 1, memory_order_relaxed);
 		return;
 	}
-	atomic_fetch_add_explicit(&xh.wanting, 1, memory_order_release);
+	atomic_fetch_add_explicit(n, 1, memory_order_release);
 	courier_ring();
 }
 
@@ -758,8 +760,12 @@ static void courier_beat(struct courier *c)
 }
 
 /* Nothing to carry: sleeps until rung, the next heartbeat, or (messages
- * still to come) LOOK_NS.  The bell is read before the work is looked at,
- * so a ring after that look makes the futex wait return at once. */
+ * still to come and a lazy wait for one) LOOK_NS.  Messages that no replay
+ * thread waits for yet are taken when one starts to wait (it rings): a
+ * look every millisecond for the whole run, because MPI_Finalize's fence
+ * is still to come, took the CPUs the working ranks needed.  The bell is
+ * read before the work is looked at, so a ring after that look makes the
+ * futex wait return at once. */
 static void courier_doze(struct courier *c)
 {
 	uint32_t bell = atomic_load(&xh.bell);
@@ -773,7 +779,7 @@ static void courier_doze(struct courier *c)
 		return;
 	}
 	wait = due > now ? due - now : 0;
-	if (c->left && wait > LOOK_NS)
+	if (c->left && wait > LOOK_NS && atomic_load(&xh.lazy))
 		wait = LOOK_NS;
 	ts = (struct timespec){ .tv_sec = wait / 1000000000ull, .tv_nsec = wait % 1000000000ull };
 	syscall(SYS_futex, &xh.bell, FUTEX_WAIT_PRIVATE, bell, &ts, NULL, 0);

@@ -205,9 +205,8 @@ struct rp_op {
 	 * daemons) ends this long after the later of its issue and its deps,
 	 * as the application's answer came (mhost_lags) */
 	uint64_t after;
-	/* multi-host: such a wait.  It may last the whole run (MPI_Finalize's
-	 * fence, waited for from MPI_Init's on): it does not have the courier
-	 * look for its messages at once, which would take the CPU from the
+	/* multi-host: such a wait.  Its messages are looked for every
+	 * millisecond, not polled for: polling would take the CPU from the
 	 * ranks that work meanwhile */
 	bool xbarrier;
 	/* a barrier's wait: the wake whose count its arrival goes down, or
@@ -594,7 +593,7 @@ int mhost__go(struct rp_plan *p);
 void mhost__sent(uint32_t idx, unsigned int what);
 /* exec.c: a replay thread begins (ON) or ends a wait for another host's op:
  * the courier looks for its message while one waits. */
-void mhost__want(bool on);
+void mhost__want(bool on, bool lazy);
 /* ops.c: before a read fed by another host, its bytes are waited for. */
 void mhost__await(struct rp_plan *p, struct rp_op *op);
 /* netops.c: a non-blocking connect to another host has completed (or failed,
