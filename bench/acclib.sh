@@ -70,10 +70,13 @@ need() {
 		apt-get install -y -qq --no-install-recommends "$2" >/dev/null; }
 }
 
-# fs NAME TYPE: a 2 GiB loop device with direct I/O carrying TYPE at $TMP/mnt/NAME
+# fs NAME TYPE: a 2 GiB loop device with direct I/O carrying TYPE at $TMP/mnt/NAME.
+# Its backing file is written whole first: over a sparse one, a first write
+# to a block allocates it on the machine's disk, in that file system's
+# journal, and a loop request then waited up to 3 s for a commit there
 fs() {
 	local img=$TMP/$1.img dev
-	truncate -s 2G "$img"
+	dd if=/dev/zero of="$img" bs=4M count=512 oflag=direct status=none
 	dev=$(losetup --direct-io=on -f --show "$img")
 	LOOPS+=("$dev")
 	case $2 in
