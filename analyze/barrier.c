@@ -124,10 +124,9 @@ static int barrier_edges(struct analysis *an, const struct cand *c, size_t n)
 {
 	for (size_t a = 0; a < n; a++) {
 		for (size_t b = 0; b < n; b++) {
-			int err =
-				a == b ? 0 : an__edge(an, c[b].req, c[a].wait, AN_RULE_BARRIER, 0);
+			int err;
 
-			if (err)
+			if (b != a && (err = an__edge(an, c[b].req, c[a].wait, AN_RULE_BARRIER, 0)))
 				return err;
 		}
 		/* explained now */

@@ -78,7 +78,7 @@ static struct mhost {
 	_Atomic uint32_t bell;	  /* rung: the courier has work (futex word) */
 	_Atomic bool dozing;	  /* the courier is in (or going into) its futex wait */
 	_Atomic uint32_t wanting; /* replay threads waiting for a remote op */
-	_Atomic uint32_t lazy;	  /* of those, waits that need not have it at once */
+	_Atomic uint32_t lazy;	  /* and barriers' waits for one (looked for each ms) */
 	int err;
 	uint64_t waits, deps, sent, received; /* for the report */
 	uint64_t carried;		      /* deps a connection carries */
@@ -475,10 +475,11 @@ static int64_t mhost_began(const struct rp_plan *p, uint32_t t)
  * When every host's recorder started its command (record -- CMD), each
  * host starts at its recorder's launch instead: untraced, the command
  * starts there, and the time each recorder took to load its programs,
- * different on each host, is not the application's.  Not when a host was attached to (-p): its held waits
- * end at their recorded times, and a host moved earlier would wait for them
- * (a client launched, a server attached: its wait for the client's
- * connection would hold the client back by the client's recorder's load).
+ * different on each host, is not the application's.  Not when a host was
+ * attached to (-p): its held waits end at their recorded times, and a host
+ * moved earlier would wait for them (a client launched, a server attached:
+ * its wait for the client's connection would hold the client back by the
+ * client's recorder's load).
  */
 static void mhost_starts(struct rp_plan *p)
 {

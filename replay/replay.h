@@ -592,7 +592,8 @@ int mhost__go(struct rp_plan *p);
 /* exec.c: op IDX, which other ranks wait for, started or ended. */
 void mhost__sent(uint32_t idx, unsigned int what);
 /* exec.c: a replay thread begins (ON) or ends a wait for another host's op:
- * the courier looks for its message while one waits. */
+ * the courier polls for its message while one waits, or, for a LAZY wait (a
+ * barrier's), looks every millisecond. */
 void mhost__want(bool on, bool lazy);
 /* ops.c: before a read fed by another host, its bytes are waited for. */
 void mhost__await(struct rp_plan *p, struct rp_op *op);
