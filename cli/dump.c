@@ -170,11 +170,11 @@ static const char *type_name(unsigned int type)
 {
 	static const char *const user[] = { "meta",  "proc",   "thread", "fdsnap", "mapsnap",
 					    "stats", "target", "seqend", "link",   "host",
-					    "clock", "calls",  "floor" };
+					    "clock", "calls",  "floor",	 "helper" };
 
 	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
 		return type_names[type];
-	if (type >= IOT_REC_META && type <= IOT_REC_FLOOR)
+	if (type >= IOT_REC_META && type <= IOT_REC_HELPER)
 		return user[type - IOT_REC_META];
 	return "unknown";
 }

@@ -357,6 +357,9 @@ void format__other(FILE *f, const struct iot_hdr *h)
 	case IOT_REC_TARGET:
 		fprintf(f, "# target %u", h->pid);
 		break;
+	case IOT_REC_HELPER:
+		fprintf(f, "# recorder's thread %u", h->tid);
+		break;
 	case IOT_REC_SEQEND:
 		fprintf(f, "# thread %u ended at seq %u", h->tid,
 			((const struct iot_seqend *)h)->last_seq);

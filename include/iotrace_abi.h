@@ -56,6 +56,7 @@ enum iot_rec_type {
 	IOT_REC_CALLS		= 75,	/* struct iot_calls: the call families recorded, when
 					 * not all (record --calls) */
 	IOT_REC_FLOOR		= 76,	/* struct iot_floor: the compute floor after a switch */
+	IOT_REC_HELPER		= 77,	/* struct iot_helper: a thread of the recorder's */
 };
 
 /* Every record starts with this. */
@@ -385,6 +386,13 @@ struct iot_target {
 	__u32 pad;
 };
 
+/* A thread of the recorder's other than META's (the watcher of its ring):
+ * hdr.pid is the recorder's, hdr.tid the thread's.  Not a task outside the
+ * trace either.  Written once the thread is known to be running. */
+struct iot_helper {
+	struct iot_hdr hdr;
+};
+
 /* An exited thread's last seq: records lost after its last kept one show as a
  * gap too.  hdr.pid/tid are the thread's; written by the recorder. */
 struct iot_seqend {
@@ -521,6 +529,7 @@ _Static_assert(sizeof(struct iot_clock) == 40, "iot_clock ABI");
 _Static_assert(sizeof(struct iot_seqend) == 32, "iot_seqend ABI");
 _Static_assert(sizeof(struct iot_calls) == 32, "iot_calls ABI");
 _Static_assert(sizeof(struct iot_floor) == 32, "iot_floor ABI");
+_Static_assert(sizeof(struct iot_helper) == 24, "iot_helper ABI");
 _Static_assert(sizeof(struct iot_proc) == 32, "iot_proc ABI");
 _Static_assert(sizeof(struct iot_fdsnap) == 72, "iot_fdsnap ABI");
 _Static_assert(sizeof(struct iot_mapsnap) == 72, "iot_mapsnap ABI");

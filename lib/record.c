@@ -246,6 +246,8 @@ size_t rec__min_size(unsigned int type)
 		return sizeof(struct iot_calls);
 	case IOT_REC_FLOOR:
 		return sizeof(struct iot_floor);
+	case IOT_REC_HELPER:
+		return sizeof(struct iot_helper);
 	default:
 		return 0;
 	}

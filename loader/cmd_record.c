@@ -60,6 +60,7 @@ struct recorder {
 	uint64_t start_ns;
 	struct iot_clock launch; /* -- CMD: where the clock stood before loading */
 	struct pace *pace;	 /* the drain's idle policy and its watcher */
+	bool helper_written;	 /* the watcher's tid is in the trace */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -446,6 +447,23 @@ static bool recorder_done(const struct recorder *r)
 	return !r->live.n || (forwarded && r->child_done);
 }
 
+/*
+ * The watcher's tid, once it runs (IOT_REC_HELPER): the CPU it takes from a
+ * traced thread is the recorder's, not a task's outside the trace that a
+ * replay would have to wait out.
+ */
+static void write_helper(struct recorder *r)
+{
+	struct iot_helper h = { .hdr = { .type = IOT_REC_HELPER, .size = sizeof(h) } };
+
+	if (r->helper_written || !(h.hdr.tid = pace__watcher(r->pace)))
+		return;
+	h.hdr.ts = mono_ns(CLOCK_MONOTONIC);
+	h.hdr.pid = getpid();
+	r->helper_written = true;
+	append(r, &h.hdr);
+}
+
 static int drain_loop(struct recorder *r, double duration)
 {
 	uint64_t deadline = duration > 0 ? r->start_ns + duration * 1e9 : UINT64_MAX;
@@ -462,6 +480,7 @@ static int drain_loop(struct recorder *r, double duration)
 		if (n < 0 && n != -EINTR)
 			break;
 		reap_child(r);
+		write_helper(r);
 		if (now >= next_flush) {
 			int e = trace_writer__flush(r->w);
 
@@ -476,6 +495,7 @@ static int drain_loop(struct recorder *r, double duration)
 			break;
 	}
 	status__clear(&r->status);
+	write_helper(r);
 	pace__stop(r->pace);
 	r->pace = NULL;
 	/* what the CPUs still batch is complete only once nothing runs */

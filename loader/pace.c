@@ -40,8 +40,9 @@
 
 struct pace {
 	pthread_t thread;
-	pid_t drain; /* the draining thread's tid */
-	int policy;  /* its own policy, to be lifted back to */
+	pid_t drain;   /* the draining thread's tid */
+	pid_t watcher; /* the watcher's tid, once it runs */
+	int policy;    /* its own policy, to be lifted back to */
 	struct sched_param param;
 	const volatile uint64_t *cons, *prod; /* the ring's positions, mapped */
 	void *map;
@@ -100,8 +101,10 @@ static void *watch(void *arg)
 	struct pace *p = arg;
 	const struct timespec nap = { .tv_nsec = WATCH_MS * 1000000l };
 	uint64_t calm_since = 0;
-	int e = set_idle(p, true);
+	int e;
 
+	__atomic_store_n(&p->watcher, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	e = set_idle(p, true);
 	if (e) {
 		warn("cannot set the recorder's scheduling policy: %s", strerror(-e));
 		return NULL;
@@ -221,6 +224,11 @@ keep:
 		munmap(p->map, p->map_len);
 	free(p);
 	return NULL;
+}
+
+pid_t pace__watcher(const struct pace *p)
+{
+	return p ? __atomic_load_n(&p->watcher, __ATOMIC_ACQUIRE) : 0;
 }
 
 void pace__stop(struct pace *p)

@@ -7,6 +7,7 @@
 #define IOTRACE_LOADER_PACE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct pace;
 
@@ -18,6 +19,8 @@ struct pace;
  * again, or IOTRACE_RECORD_NO_IDLE is set.
  */
 struct pace *pace__start(int ring_fd, size_t ring_bytes);
+/* The watcher's thread id, once it has started; 0 before, or with no pace. */
+pid_t pace__watcher(const struct pace *p);
 /* Stops the watcher and gives the drain its policy back; NULL is a no-op. */
 void pace__stop(struct pace *p);
 

@@ -306,16 +306,25 @@ test_no_loss()
 # at the policy it was started with; IOTRACE_RECORD_NO_IDLE=1 keeps the
 # recorder's.  With both CPUs taken by busy loops an idle thread is hardly
 # run: the watcher must lift the drain back before the 64 MiB ring fills
-# with the ~120 MB of records 2M calls make.
+# with the ~120 MB of records 2M calls make.  The trace names the watcher
+# (a HELPER record: the recorder's pid, the watcher's tid), whose
+# preemptions analyze does not count as outside the trace.
 test_recorder_pace()
 {
 	need_bpf
-	local show='sleep 1; chrt -p $PPID | head -1; chrt -p $$ | head -1' hog
+	local show='sleep 1; chrt -p $PPID | head -1; chrt -p $$ | head -1; echo $PPID; ls /proc/$PPID/task' hog
+	local helper
 	record -q -o t.iot -- sh -c "$show" >out
 	eq "the recorder, keeping up" "$(sed -n '1s/.*: //p' out)" SCHED_IDLE
 	eq "its command" "$(sed -n '2s/.*: //p' out)" SCHED_OTHER
+	helper=$("$IOTRACE" dump --json t.iot | jq -r 'select(.type == "helper") | "\(.pid) \(.tid)"')
+	eq "HELPER records" "$(echo "$helper" | grep -c .)" 1
+	eq "the HELPER's pid" "${helper% *}" "$(sed -n 3p out)"
+	sed -n '4,$p' out | grep -qx "${helper#* }" || fail "HELPER's tid ${helper#* } is not the recorder's: $(sed -n '4,$p' out | tr '\n' ' ')"
+	[ "${helper#* }" != "${helper% *}" ] || fail "HELPER names the recorder's main thread"
 	IOTRACE_RECORD_NO_IDLE=1 record -q -o t2.iot -- sh -c "$show" >out
 	eq "the recorder, IOTRACE_RECORD_NO_IDLE=1" "$(sed -n '1s/.*: //p' out)" SCHED_OTHER
+	eq "HELPER records, no watcher" "$("$IOTRACE" dump --json t2.iot | jq -r 'select(.type == "helper")' | grep -c .)" 0
 	for hog in 1 2; do
 		timeout 60 sh -c 'while :; do :; done' &
 	done
