@@ -124,6 +124,7 @@ struct an_input {
 	uint64_t compute_floor; /* its META's: each recorder measured its own */
 	uint64_t compute_floor_switch; /* its FLOOR's, 0: none */
 	uint32_t recorder;	       /* its recorder's pid (META's), 0: unknown */
+	uint32_t helper;	       /* its recorder's other thread (HELPER's), 0: none */
 	bool have_rt;
 	bool have_launch;
 	uint8_t clock_src;    /* enum cf_src */
@@ -161,6 +162,7 @@ struct analysis {
 	uint64_t *outside_ns;	/* per call: preempted by tasks outside the trace between
 				 * the previous call's end and its enter; NULL: none */
 	uint32_t cur_recorder;	/* the recorder's pid of the input being loaded, 0: unknown */
+	uint32_t cur_helper;	/* and its other thread's tid (IOT_REC_HELPER), 0: none */
 	struct htab tid_idx, pid_idx, file_idx;
 	uint32_t last_tid, last_tidx; /* the load's last thread: records come in runs */
 	struct strtab strs;

@@ -133,7 +133,7 @@ static int input_load(struct analysis *an, const char *path, uint32_t k)
 	an->cur_host = in->host;
 	memset(an->loss, 0, sizeof(an->loss));
 	an->compute_floor = an->compute_floor_switch = 0;
-	an->cur_recorder = 0;
+	an->cur_recorder = an->cur_helper = 0;
 	err = an__load_input(an, path, NULL, 0);
 	if (err)
 		return err;
@@ -144,6 +144,7 @@ static int input_load(struct analysis *an, const char *path, uint32_t k)
 	in->compute_floor = an->compute_floor;
 	in->compute_floor_switch = an->compute_floor_switch;
 	in->recorder = an->cur_recorder;
+	in->helper = an->cur_helper;
 	if (an->read_error) {
 		err("%s: %s", path, an->read_error);
 		return -EBADMSG;

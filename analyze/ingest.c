@@ -425,6 +425,9 @@ static int add_record(struct analysis *an, const struct iot_hdr *h)
 		if (h->size >= sizeof(struct iot_floor))
 			an->compute_floor_switch = ((const struct iot_floor *)h)->switch_ns;
 		return 0;
+	case IOT_REC_HELPER:
+		an->cur_helper = h->tid;
+		return 0;
 	case IOT_REC_PROC:
 		return add_proc(an, h);
 	case IOT_REC_THREAD:
@@ -563,18 +566,26 @@ drop:
 		qsort(pg, kept, sizeof(*pg), cmp_page);
 }
 
-/* Whether tid of input trace is a task of the job's, or a recorder, on that input's kernel. */
+/*
+ * Whether tid of input trace is a task of the job's, or a recorder's, on that
+ * input's kernel.  The recorder's watcher (HELPER) is at a real-time policy:
+ * it takes the CPU from a traced thread every few ms for microseconds, and
+ * what the thread waits after that is for the other runnable tasks, the
+ * job's own (the other hosts' ranks on one kernel) among them.
+ */
 static bool task_of_job(const struct analysis *an, uint32_t trace, uint32_t tid)
 {
 	const struct an_input *in, *other;
 
 	if (!an->multi)
-		return an__tidx(an, trace, tid) != AN_NONE;
+		return an__tidx(an, trace, tid) != AN_NONE ||
+		       (an->cur_helper && tid == an->cur_helper);
 	in = an_vec__at(&an->inputs, trace);
 	for (uint32_t k = 0; k < an->inputs.n; k++) {
 		other = an_vec__at(&an->inputs, k);
 		if (other->kernel == in->kernel &&
-		    (an__tidx(an, k, tid) != AN_NONE || other->recorder == tid))
+		    (an__tidx(an, k, tid) != AN_NONE || other->recorder == tid ||
+		     (other->helper && other->helper == tid)))
 			return true;
 	}
 	return false;

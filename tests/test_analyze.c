@@ -1170,19 +1170,26 @@ static void test_analyze__spin_loop_ender(void)
  * A thread taken off the CPU while runnable by a user task outside the trace
  * was off for what its next switch says (that switch's time less its on-CPU
  * time), and that goes to the call after the preemption.  Not: a preemption
- * inside a call, by the recorder (META's pid), a kernel thread or a thread
- * of the trace, a switch to sleep; nor anything in a trace whose META has no
- * recorder pid (written before it did).
+ * inside a call, by the recorder (META's pid, or its watcher's, which the
+ * HELPER record after it names), a kernel thread or a thread of the trace, a
+ * switch to sleep; nor anything in a trace whose META has no recorder pid
+ * (written before it did).  v: 0 with a HELPER record, 1 from before META
+ * had the pid, 2 without HELPER (the watcher counts).
  */
 static void test_analyze__outside_preemption(void)
 {
 	struct iot_meta m = { .hdr = { .ts = 1, .type = IOT_REC_META, .size = sizeof(m) } };
+	struct iot_helper h = { .hdr = { .ts = 9000,
+					 .pid = 99,
+					 .tid = 98,
+					 .type = IOT_REC_HELPER,
+					 .size = sizeof(h) } };
 	uint64_t out[4];
 	struct tb b;
 
-	for (int old = 0; old < 2; old++) {
+	for (int v = 0; v < 3; v++) {
 		tb_init(&b);
-		m.hdr.pid = m.hdr.tid = old ? 0 : 99;
+		m.hdr.pid = m.hdr.tid = v == 1 ? 0 : 99;
 		put(&b, &m.hdr);
 		SC(&b, .pid = 1, .tid = 2, .nr = SYS_getpid, .ts = 500, .dur = 5, .cpu = 10);
 		SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 1000, .dur = 100, .cpu = 10);
@@ -1198,17 +1205,22 @@ static void test_analyze__outside_preemption(void)
 		put_switch(&b, 1, 1, 4200, 100, 7, IOT_SW_PREEMPT | IOT_SW_NEXT_KERNEL);
 		put_switch(&b, 1, 1, 4400, 100, 2, IOT_SW_PREEMPT);
 		put_switch(&b, 1, 1, 4600, 100, 0, 1);
+		/* the recorder's watcher: back at 4750 */
+		put_switch(&b, 1, 1, 4700, 50, 98, IOT_SW_PREEMPT);
+		put_switch(&b, 1, 1, 4800, 50, 0, 1);
 		SC(&b, .pid = 1, .tid = 1, .nr = SYS_getpid, .ts = 5000, .dur = 5, .cpu = 10);
 		/* the last: no call after it */
 		put_switch(&b, 1, 1, 6000, 100, 50, IOT_SW_PREEMPT);
 		put_switch(&b, 1, 1, 8000, 100, 0, 1);
+		if (v == 0) /* once the watcher ran: after its switches */
+			put(&b, &h.hdr);
 		CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
 		event_ints(&b, "outside_ns", out, 4, NULL);
 		CU_ASSERT_EQUAL(out[0], 0);
 		CU_ASSERT_EQUAL(out[1], 0);
 		/* 1500 -> 2500; not 3005 -> 3050, inside the read */
-		CU_ASSERT_EQUAL(out[2], old ? 0 : 1000);
-		CU_ASSERT_EQUAL(out[3], 0);
+		CU_ASSERT_EQUAL(out[2], v == 1 ? 0 : 1000);
+		CU_ASSERT_EQUAL(out[3], v == 2 ? 50 : 0);
 		tb_free(&b);
 	}
 }
