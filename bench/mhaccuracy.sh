@@ -7,7 +7,7 @@
 # storage configuration A, merged (`iotrace analyze --infer-causality
 # A.iot B.iot ...`), replayed across one MPI rank per host on configuration
 # B, and the application itself run on B; error = |T_replay - T_app| / T_app,
-# the median of the rounds' ratios.  Writes the "mh-accuracy" section of
+# the median of the rounds' ratios, beside the application's own spread.  Writes the "mh-accuracy" section of
 # docs/BENCHMARKS.md.
 #
 # Storage: one loop device per configuration (bench/acclib.sh: ext4, xfs,
@@ -61,7 +61,7 @@
 #   --quick              one pair (ext4 -> xfs), small loads, 2 rounds
 #   MH_PAIRS="A B,C D"   these pairs
 #   MH_ONLY="NAME..."    these workloads
-#   MH_REPS=N            rounds (default quick 2, full 3)
+#   MH_REPS=N            rounds (default quick 2, full 5)
 #   MH_MODES="MODE..."   these modes (default: all four)
 #   MH_SAVE=DIR          keep every cross-host replay's report and timelines,
 #                        and each recording's traces and merged file
@@ -80,7 +80,10 @@ read -r -a MODES <<<"${MH_MODES:-causal temporal single none}"
 if [ "$MODE" = quick ]; then
 	PAIRS=("ext4 xfs") REPS=2
 else
-	PAIRS=("ext4 xfs" "xfs ext4" "ext4 btrfs" "btrfs ext4") REPS=3
+	# 5 rounds: this machine's CPUs run a fixed loop 2-3x slower or faster from
+	# one second to the next (docs/BENCHMARKS.md), and 3 left a median at the
+	# mercy of one round
+	PAIRS=("ext4 xfs" "xfs ext4" "ext4 btrfs" "btrfs ext4") REPS=5
 fi
 [ -n "${MH_PAIRS:-}" ] && IFS=, read -r -a PAIRS <<<"$MH_PAIRS"
 REPS=${MH_REPS:-$REPS}
@@ -275,7 +278,7 @@ replay_single() {
 # measure WL SRC DST HOSTS...: REPS rounds of the application and every
 # mode; "T_app ratio failed waits" per mode, medians (failed: the worst)
 measure() {
-	local wl=$1 src=$2 dst=$3 k m a t line
+	local wl=$1 src=$2 dst=$3 k m a t line spread
 	shift 3
 	local -A r f w
 	local tapp=()
@@ -302,13 +305,18 @@ measure() {
 		log "$wl $src -> $dst, round $((k + 1)): $line"
 	done
 	line=$(printf '%s\n' "${tapp[@]}" | median)
+	# the application's own spread, (max - min) / median of its rounds:
+	# the noise the ratios sit in
+	spread=$(printf '%s\n' "${tapp[@]}" | awk -v m="$line" '/^[0-9.]+$/ {
+			if (!n++ || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+		END { if (n > 1 && m > 0) print (hi - lo) / m; else print "-" }')
 	for m in "${MODES[@]}"; do
 		# shellcheck disable=SC2086 # one value a word
 		line+=" $(printf '%s\n' ${r[$m]} | median) $(printf '%s\n' ${f[$m]} | sort -g | tail -1)"
 		# shellcheck disable=SC2086
 		line+=" $(printf '%s\n' ${w[$m]} | median)"
 	done
-	echo "$line"
+	echo "$line $spread"
 }
 
 if [ -n "${MH_INNER:-}" ]; then
@@ -387,17 +395,20 @@ targets() {
 	echo "messages, connections between traced hosts as real TCP connections between the ranks),"
 	echo "temporal (every call after the previous one by the merged clock), single (each host's"
 	echo "own trace replayed alone, one at a time, its peers stubbed by the replayer; the longest"
-	echo "host's span), none. Failed: the worst round's failed calls; waits: the median round's"
-	echo "cross-host waits."
+	echo "host's span), none. App spread: (max - min) / median of the application's own rounds,"
+	echo "the noise the ratios sit in. Failed: the worst round's failed calls; waits: the median"
+	echo "round's cross-host waits."
 	echo
-	printf '| workload | record on -> replay on | T_app s |'
+	printf '| workload | record on -> replay on | T_app s | app spread |'
 	for m in "${MODES[@]}"; do printf ' %s |' "$m"; done
-	printf ' failed (per mode) | cross-host waits (causal) |\n|---|---|---:|'
+	printf ' failed (per mode) | cross-host waits (causal) |\n|---|---|---:|---:|'
 	for m in "${MODES[@]}"; do printf -- '---:|'; done
 	printf -- '---|---:|\n'
 	while read -r wl src dst tapp rest; do
 		read -r -a v <<<"$rest"
-		printf '| %s | %s -> %s | %s |' "$wl" "$src" "$dst" "$(fmt 2 "$tapp")"
+		printf '| %s | %s -> %s | %s | %s |' "$wl" "$src" "$dst" "$(fmt 2 "$tapp")" \
+			"$(sp=${v[3 * ${#MODES[@]}]:--}; [ "$sp" = - ] && echo - ||
+				awk -v s="$sp" 'BEGIN { printf "%.0f%%", 100 * s }')"
 		fails=""
 		for ((k = 0; k < ${#MODES[@]}; k++)); do
 			printf ' %s |' "$(cell "${v[3 * k]}")"
