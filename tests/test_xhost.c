@@ -32,7 +32,9 @@ struct tr {
 	char path[64];
 };
 
-static void tr_init(struct tr *t, const char *host, const char *boot, uint32_t netns)
+/* A trace whose META names its recorder's pid (0: no META, as before it did). */
+static void tr_init_by(struct tr *t, const char *host, const char *boot, uint32_t netns,
+		       uint32_t recorder)
 {
 	static unsigned char buf[IOT_REC_MAX];
 	struct iot_host *h = (void *)buf;
@@ -45,6 +47,15 @@ static void tr_init(struct tr *t, const char *host, const char *boot, uint32_t n
 	t->w = trace_writer__new(t->fd, 0);
 	CU_ASSERT_FATAL(t->w != NULL);
 	snprintf(t->path, sizeof(t->path), "/proc/self/fd/%d", t->fd);
+	if (recorder) {
+		struct iot_meta m = { .hdr = { .ts = 1,
+					       .pid = recorder,
+					       .tid = recorder,
+					       .type = IOT_REC_META,
+					       .size = sizeof(m) } };
+
+		CU_ASSERT_FATAL(trace_writer__append(t->w, &m.hdr) == 0);
+	}
 	memset(buf, 0, sizeof(buf));
 	for (int i = 0; i < 3; i++)
 		CU_ASSERT_FATAL(rec__put_str(buf, &off, sizeof(buf), i, s[i], strlen(s[i]) + 1));
@@ -52,6 +63,11 @@ static void tr_init(struct tr *t, const char *host, const char *boot, uint32_t n
 	h->netns = netns;
 	h->hdr = (struct iot_hdr){ .ts = 1, .type = IOT_REC_HOST, .size = off };
 	CU_ASSERT_FATAL(trace_writer__append(t->w, &h->hdr) == 0);
+}
+
+static void tr_init(struct tr *t, const char *host, const char *boot, uint32_t netns)
+{
+	tr_init_by(t, host, boot, netns, 0);
 }
 
 struct sockspec {
@@ -456,12 +472,86 @@ static void test_xhost__barrier(void)
 	close(b.fd);
 }
 
+/* A getpid of pid (its only thread) at ts. */
+static void put_getpid(struct tr *t, uint32_t pid, uint64_t ts)
+{
+	struct iot_syscall sc = { .dur_ns = 5, .nr = SYS_getpid, .ret = pid };
+
+	sc.hdr = (struct iot_hdr){ .ts = ts,
+				   .pid = pid,
+				   .tid = pid,
+				   .seq = ++t->seq,
+				   .type = IOT_REC_SYSCALL,
+				   .size = sizeof(sc) };
+	CU_ASSERT_FATAL(trace_writer__append(t->w, &sc.hdr) == 0);
+}
+
+/* pid 10 taken off the CPU at ts by task next, back at ts + off. */
+static void put_preempt(struct tr *t, uint64_t ts, uint32_t next, uint64_t off)
+{
+	struct iot_switch s = { .oncpu_ns = 10, .next_tid = next, .prev_state = IOT_SW_PREEMPT };
+
+	s.hdr = (struct iot_hdr){
+		.ts = ts, .pid = 10, .tid = 10, .type = IOT_REC_SWITCH, .size = sizeof(s)
+	};
+	s.hdr.seq = ++t->seq;
+	CU_ASSERT_FATAL(trace_writer__append(t->w, &s.hdr) == 0);
+	s.hdr.ts = ts + off + 10;
+	s.hdr.seq = ++t->seq;
+	s.next_tid = 0;
+	s.prev_state = 1; /* to sleep */
+	CU_ASSERT_FATAL(trace_writer__append(t->w, &s.hdr) == 0);
+}
+
+/*
+ * On one kernel the other host's tasks are the job's: its traced threads,
+ * its recorder (META's pid) and its recorder's watcher (HELPER's tid) take
+ * a CPU the replay's own runs contend for.  Only a task of neither trace
+ * counts as outside.
+ */
+static void test_xhost__outside_one_kernel(void)
+{
+	struct iot_helper w = {
+		.hdr = { .ts = 2, .pid = 80, .tid = 81, .type = IOT_REC_HELPER, .size = sizeof(w) }
+	};
+	const uint32_t by[4] = { 20, 80, 81, 55 };
+	struct analysis *an;
+	struct tr a, b;
+
+	tr_init_by(&a, "alpha", "boot-k", 1, 90);
+	tr_init_by(&b, "beta", "boot-k", 2, 80);
+	CU_ASSERT_FATAL(trace_writer__append(b.w, &w.hdr) == 0);
+	for (int i = 0; i < 4; i++) {
+		put_getpid(&a, 10, 1000 + 2000 * i);
+		put_preempt(&a, 1500 + 2000 * i, by[i], 400);
+	}
+	put_getpid(&a, 10, 9000);
+	put_getpid(&b, 20, 1500);
+	put_getpid(&b, 20, 8000);
+	tr_done(&a);
+	tr_done(&b);
+	an = job(&a, &b, NULL);
+	CU_ASSERT_FATAL(an != NULL);
+	for (int i = 1; i <= 4; i++) {
+		json_t *e = line_of(an, 1 + analysis__event_in(an, 0, 10, i));
+
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(e, "outside_ns")),
+				i == 4 ? 400 : 0);
+		json_decref(e);
+	}
+	analysis__free(an);
+	close(a.fd);
+	close(b.fd);
+}
+
 static CU_TestInfo tests[] = {
 	{ "inodes belong to one kernel", test_xhost__inodes_per_kernel },
 	{ "cross-host pairs and the clock offset", test_xhost__pairs_and_offset },
 	{ "the same host twice", test_xhost__bad_jobs },
 	{ "the end of a stream after the shutdown", test_xhost__eof_after_shutdown },
 	{ "a fence its daemons complete: barrier edges", test_xhost__barrier },
+	{ "outside on one kernel: the other host's tasks and recorder",
+	  test_xhost__outside_one_kernel },
 	CU_TEST_INFO_NULL,
 };
 
