@@ -32,7 +32,7 @@
 
 struct cand {
 	uint32_t wait, req, host;
-	uint64_t arrive, release; /* the request's end, the wait's end */
+	uint64_t arrive, release; /* the request's end, the answer's wakeup */
 };
 
 /* The socket inode of the call's fd, when it is a socket outside the job's
@@ -56,6 +56,33 @@ static bool is_recv(uint16_t nr)
 static bool is_send(uint16_t nr)
 {
 	return nr == SYS_write || nr == SYS_writev || nr == SYS_sendto || nr == SYS_sendmsg;
+}
+
+/*
+ * When the answer came: the last wakeup of the waiting thread inside its wait
+ * (a job's scheduler records are in one time order), or the wait's end.  A
+ * rank its daemon's answer woke may then wait for a CPU, milliseconds where
+ * its ranks and recorders share two: the wakeup is when the answer came.
+ */
+static uint64_t answered(const struct analysis *an, const struct an_thread *th, uint32_t w)
+{
+	const struct an_side *s = an->side.v;
+	uint64_t from = an->ev[w].ts, at = an__end(an, w);
+	size_t lo = 0, hi = an->side.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].ts < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint64_t end = at; lo < an->side.n && s[lo].ts <= end; lo++)
+		if (s[lo].type == IOT_REC_WAKEUP && s[lo].trace == th->trace &&
+		    s[lo].tid == th->tid)
+			at = s[lo].ts;
+	return at;
 }
 
 /* The wait at position k of thread t, when it is one: its request. */
@@ -87,7 +114,7 @@ static bool candidate(const struct analysis *an, uint32_t t, uint32_t k, struct 
 				    .req = id,
 				    .host = th->host,
 				    .arrive = an__end(an, id),
-				    .release = an__end(an, w) };
+				    .release = answered(an, th, w) };
 		return true;
 	}
 	return false;

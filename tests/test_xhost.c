@@ -408,53 +408,60 @@ static void put_wake_untraced(struct tr *t, uint64_t ts)
 }
 
 /* One host's part in a fence its daemon completes: a request to the daemon
- * (an outside peer on loopback) at req, a wait the daemon's answer ends at
- * rel, the answer read. */
-static void fence_part(struct tr *t, uint64_t ino, uint64_t req, uint64_t rel)
+ * (an outside peer on loopback) at req, the daemon's answer waking the wait
+ * at rel, the wait returning LATE after that (waiting for a CPU), the answer
+ * read. */
+static void fence_part(struct tr *t, uint64_t ino, uint64_t req, uint64_t rel, uint64_t late)
 {
 	const char *lo = "127.0.0.1";
 
 	SOCK(t, .pid = 10, .nr = SYS_writev, .ts = req, .dur = 50, .ret = 58, .ino = ino, .la = lo,
 	     .ra = lo, .lp = 40000, .rp = 6000, .seq = 58, .sent = true);
-	SOCK(t, .pid = 10, .nr = SYS_epoll_wait, .ts = req + 100, .dur = rel - req - 100, .ret = 1,
-	     .ino = ino, .la = lo, .ra = lo, .lp = 40000, .rp = 6000);
+	SOCK(t, .pid = 10, .nr = SYS_epoll_wait, .ts = req + 100, .dur = rel + late - req - 100,
+	     .ret = 1, .ino = ino, .la = lo, .ra = lo, .lp = 40000, .rp = 6000);
 	put_wake_untraced(t, rel - 10);
-	SOCK(t, .pid = 10, .nr = SYS_read, .ts = rel + 10, .dur = 5, .ret = 16, .ino = ino,
+	SOCK(t, .pid = 10, .nr = SYS_read, .ts = rel + late + 10, .dur = 5, .ret = 16, .ino = ino,
 	     .la = lo, .ra = lo, .lp = 40000, .rp = 6000, .seq = 16);
 }
 
-/* Two hosts' fence parts, b's request at req_b and answer at rel_b. */
-static struct analysis *fence_job(struct tr *a, struct tr *b, uint64_t req_b, uint64_t rel_b)
+/* Two hosts' fence parts, b's request at req_b, its answer at rel_b and its
+ * wait's return late_b after that. */
+static struct analysis *fence_job(struct tr *a, struct tr *b, uint64_t req_b, uint64_t rel_b,
+				  uint64_t late_b)
 {
 	tr_init(a, "alpha", "boot-a", 1);
 	tr_init(b, "beta", "boot-b", 2);
-	fence_part(a, 801, 1000, 90000);
-	fence_part(b, 802, req_b, rel_b);
+	fence_part(a, 801, 1000, 90000, 0);
+	fence_part(b, 802, req_b, rel_b, late_b);
 	tr_done(a);
 	tr_done(b);
 	return job(a, b, NULL);
 }
 
 /* Each host's wait for its daemon's answer follows the other host's request
- * when the answers came together after both requests; not when one request
- * came after an answer, nor when the answers were far apart. */
+ * when the answers came together after both requests, however late one wait
+ * then returned; not when one request came after an answer, nor when the
+ * answers were far apart. */
 static void test_xhost__barrier(void)
 {
 	struct tr a, b;
 	struct analysis *an;
 
-	an = fence_job(&a, &b, 50000, 90500);
-	CU_ASSERT_FATAL(an != NULL);
-	CU_ASSERT(analysis__has_dep(an, analysis__event_in(an, 1, 10, 0),
-				    analysis__event_in(an, 0, 10, 1), AN_RULE_BARRIER));
-	CU_ASSERT(analysis__has_dep(an, analysis__event_in(an, 0, 10, 0),
-				    analysis__event_in(an, 1, 10, 1), AN_RULE_BARRIER));
-	CU_ASSERT_EQUAL(analysis__counter(an, "blocked_unexplained"), 0);
-	analysis__free(an);
-	close(a.fd);
-	close(b.fd);
+	for (int late = 0; late < 2; late++) {
+		/* b's wait returned 3.5 ms after a's, waiting for a CPU */
+		an = fence_job(&a, &b, 50000, 90500, late ? 3000000 : 0);
+		CU_ASSERT_FATAL(an != NULL);
+		CU_ASSERT(analysis__has_dep(an, analysis__event_in(an, 1, 10, 0),
+					    analysis__event_in(an, 0, 10, 1), AN_RULE_BARRIER));
+		CU_ASSERT(analysis__has_dep(an, analysis__event_in(an, 0, 10, 0),
+					    analysis__event_in(an, 1, 10, 1), AN_RULE_BARRIER));
+		CU_ASSERT_EQUAL(analysis__counter(an, "blocked_unexplained"), 0);
+		analysis__free(an);
+		close(a.fd);
+		close(b.fd);
+	}
 
-	an = fence_job(&a, &b, 90500, 91500); /* b asked after a's answer came */
+	an = fence_job(&a, &b, 90500, 91500, 0); /* b asked after a's answer came */
 	CU_ASSERT_FATAL(an != NULL);
 	CU_ASSERT_EQUAL(analysis__ndeps(an, analysis__event_in(an, 0, 10, 1)), 0);
 	CU_ASSERT_EQUAL(analysis__ndeps(an, analysis__event_in(an, 1, 10, 1)), 0);
@@ -463,7 +470,7 @@ static void test_xhost__barrier(void)
 	close(a.fd);
 	close(b.fd);
 
-	an = fence_job(&a, &b, 50000, 5000000); /* answers 4.9 ms apart */
+	an = fence_job(&a, &b, 50000, 5000000, 0); /* answers 4.9 ms apart */
 	CU_ASSERT_FATAL(an != NULL);
 	CU_ASSERT_EQUAL(analysis__ndeps(an, analysis__event_in(an, 0, 10, 1)), 0);
 	CU_ASSERT_EQUAL(analysis__counter(an, "blocked_unexplained"), 2);
