@@ -63,26 +63,27 @@ static bool is_send(uint16_t nr)
  * (a job's scheduler records are in one time order), or the wait's end.  A
  * rank its daemon's answer woke may then wait for a CPU, milliseconds where
  * its ranks and recorders share two: the wakeup is when the answer came.
+ * Looked for back from the wait's end, where it is.
  */
 static uint64_t answered(const struct analysis *an, const struct an_thread *th, uint32_t w)
 {
 	const struct an_side *s = an->side.v;
-	uint64_t from = an->ev[w].ts, at = an__end(an, w);
+	uint64_t from = an->ev[w].ts, end = an__end(an, w);
 	size_t lo = 0, hi = an->side.n;
 
-	while (lo < hi) {
+	while (lo < hi) { /* the first record after the end */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s[mid].ts < from)
+		if (s[mid].ts <= end)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (uint64_t end = at; lo < an->side.n && s[lo].ts <= end; lo++)
+	while (lo-- > 0 && s[lo].ts >= from)
 		if (s[lo].type == IOT_REC_WAKEUP && s[lo].trace == th->trace &&
 		    s[lo].tid == th->tid)
-			at = s[lo].ts;
-	return at;
+			return s[lo].ts;
+	return end;
 }
 
 /* The wait at position k of thread t, when it is one: its request. */
