@@ -7,8 +7,8 @@
 # storage configuration A, merged (`iotrace analyze --infer-causality
 # A.iot B.iot ...`), replayed across one MPI rank per host on configuration
 # B, and the application itself run on B; error = |T_replay - T_app| / T_app,
-# the median of the rounds' ratios, beside the application's own spread.  Writes the "mh-accuracy" section of
-# docs/BENCHMARKS.md.
+# the median of the rounds' ratios, beside the application's own spread.
+# Writes the "mh-accuracy" section of docs/BENCHMARKS.md.
 #
 # Storage: one loop device per configuration (bench/acclib.sh: ext4, xfs,
 # btrfs, direct I/O), mounted at $TMP/mnt/CFG; host i keeps its files in
