@@ -381,6 +381,24 @@ static uint32_t mhost_carried(struct rp_plan *p, struct rp_op *op)
 	return n;
 }
 
+/* The busy polls right before thread TH's op K, a read: their loop's time is
+ * the read's wait (mhost_carry).  Whether there were any. */
+static bool mhost_busy_loop(struct rp_plan *p, const struct rp_thread *th, uint32_t k)
+{
+	bool any = false;
+
+	for (uint32_t j = k; j-- > 0;) {
+		struct rp_op *poll = &p->ops[th->ops[j]];
+
+		if (!op__busy_poll(poll))
+			break;
+		poll->compute = 0;
+		poll->outside = 0;
+		any = true;
+	}
+	return any;
+}
+
 /*
  * A connection between two traced hosts is a real one between their ranks:
  * the bytes a read got arriving are the end of the other host's write that
@@ -389,10 +407,21 @@ static uint32_t mhost_carried(struct rp_plan *p, struct rp_op *op)
  * in the application ended when those bytes came) ends when they come too,
  * instead of lasting its recorded time and the read then waiting as well.
  * Zero-timeout polls just before it (Open MPI's progress loop) mean the
- * application waited for those bytes on the CPU: so does the read.
+ * application waited for those bytes on the CPU: so does the read.  In
+ * causal order the time between those polls is that wait too, not work:
+ * the progress loop spinning, on the CPU (compute) or preempted (outside),
+ * until the bytes came, and the longer the other hosts took to send them in
+ * the trace, the more of it.  Replayed, it was spun or slept before the
+ * read could look for the bytes, wherever they came: a replay on faster
+ * storage still spun the recording's waits, up to 7 ms of a fitness
+ * token's hop, on a CPU it never yielded to the ranks that had work.  So
+ * the loop's calls are made without it, and the read waits for the bytes.
+ * Returns how many loops.
  */
-static void mhost_carry(struct rp_plan *p)
+static uint32_t mhost_carry(struct rp_plan *p, enum rp_order order)
 {
+	uint32_t loops = 0;
+
 	for (uint32_t t = 0; t < p->nth; t++) {
 		const struct rp_thread *th = &p->th[t];
 
@@ -407,6 +436,8 @@ static void mhost_carry(struct rp_plan *p)
 			prev = k ? &p->ops[th->ops[k - 1]] : NULL;
 			op->xspin = prev && op__busy_poll(prev);
 			xh.polled += op->xspin && th->host == (uint16_t)xh.me;
+			if (op->xspin && op->ret > 0 && order == RO_CAUSAL)
+				loops += mhost_busy_loop(p, th, k);
 			if (prev && prev->kind == RK_WAIT && prev->hold && !prev->ndeps &&
 			    prev->ret > 0) {
 				prev->hold = false;
@@ -415,6 +446,7 @@ static void mhost_carry(struct rp_plan *p)
 			}
 		}
 	}
+	return loops;
 }
 
 /*
@@ -522,12 +554,15 @@ static void mhost_starts(struct rp_plan *p)
 
 int mhost__plan(struct rp_plan *p, const struct rp_opts *o)
 {
+	uint32_t loops;
 	uint8_t *want;
 
 	if (!xh.active)
 		return 0;
 	xh.p = p;
-	mhost_carry(p);
+	loops = mhost_carry(p, o->order);
+	if (loops)
+		dbg("%u busy-wait loops: their time is the wait of the read after them", loops);
 	/* the baselines' deps across hosts are not barriers */
 	if (o->order == RO_CAUSAL)
 		mhost_lags(p);

@@ -251,6 +251,40 @@ test_mpi_polled_read()
 	eq "server reads polled for" "$(jq .hosts.srv.xhost.polled r.json)" 0
 }
 
+# The client's zero-timeout polls before its read of the answer are a
+# busy-wait loop: the 90 ms the trace holds between each two of them is the
+# client spinning until the answer came, not work.  In causal order the loop
+# ends when the bytes do and its compute is not spun; --order none plays it
+# call by call, compute and all.
+test_mpi_polled_loop_is_wait()
+{
+	need_mpi
+	gen_tcp | jq -c 'if .type == "event" then .id *= 10 | .deps[]?.id *= 10 |
+			(if .id >= 90 then .ts += 200000000 else . end)
+		else .events += 2 end' |
+		awk '{ print } /^{"type":"event","id":80,/ {
+			for (k = 1; k <= 2; k++)
+				printf "{\"type\":\"event\",\"id\":8%d,\"pid\":200,\"tid\":200," \
+					"\"call\":\"poll\",\"args\":{\"fds\":1,\"nfds\":1,\"timeout\":0}," \
+					"\"ret\":0,\"ts\":%d,\"dur\":10,\"compute_ns\":90000000,\"deps\":[]}\n",
+					2 * k + 4, k * 100000000 }' >job.jsonl
+	eq "events" "$(grep -c '"type":"event"' job.jsonl)" 15
+	local order spun
+	for order in causal none; do
+		hosts 2 bash -c '$NH_MPIRUN -np 2 "$IOTRACE" replay job.jsonl --root "$T/sb" \
+			--natural --order '"$order"' --report "$T/r.json" --no-progress \
+			--stall-timeout 20' >out 2>err || { cat err >&2; fail "the $order replay failed"; }
+		eq "$order: failed" "$(jq .failed r.json)" 0
+		spun=$(jq '.hosts.cli.threads[0].compute_ns / 1e6 | floor' r.json)
+		if [ "$order" = causal ]; then
+			eq "causal: client reads polled for" "$(jq .hosts.cli.xhost.polled r.json)" 1
+			[ "$spun" -lt 90 ] || fail "causal: the client spun $spun ms of its wait loop"
+		else
+			ge "none: the client's loop spun (ms)" "$spun" 170
+		fi
+	done
+}
+
 # The client's host listens on the server's port too, after the server and
 # before the connect: by port alone the connect would take its own host's
 # listener (the latest); the header's connection says the server is on srv.
