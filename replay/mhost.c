@@ -273,36 +273,48 @@ static bool mhost_stream_read(const struct rp_op *op)
  * mpi_yield_when_idle does: a thread asleep in the kernel instead leaves
  * its CPU idle, and an idle CPU is slower to take the wakeup and the other
  * ranks' I/O completions (a VM's vCPU halts) than one that polls.
+ *
+ * Otherwise it sleeps in poll, and is as cheap as the application's own
+ * wait in the common case of a request or a reply: the bytes already in
+ * cost one ioctl, and a message that comes in one segment one ioctl, one
+ * poll and one more ioctl.  Only when part of them is in does SO_RCVLOWAT
+ * make the next poll wait for the rest, so that a long message does not
+ * wake the thread at every segment; a socket that does not take it naps
+ * between looks instead.
  */
 void mhost__await(struct rp_plan *p, struct rp_op *op)
 {
-	uint64_t until = mpi__now() + mh_wait_ns(), now;
+	uint64_t until = 0, now;
 	int fd = fd__get(p, op, op->fd), n = 0, lowat = 1, want;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
 	socklen_t len = sizeof(lowat);
-	bool blocks = false;
+	bool raised = false, nap = false;
 
 	if (fd < 0)
 		return;
-	/* on a TCP socket, poll blocks until the bytes are all in: no nap loop
-	 * taking the CPUs the other ranks' replay threads need */
 	want = op->ret < INT_MAX ? (int)op->ret : INT_MAX;
-	if (!op->xspin)
-		blocks = !getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, &len) &&
-			 !setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
 	/* the end of the stream (ret 0): until the other end's shutdown is in */
-	while (!ioctl(fd, FIONREAD, &n) && (n < op->ret || (!op->ret && !n)) &&
-	       (now = mpi__now()) < until) {
+	while (!ioctl(fd, FIONREAD, &n) && (n < want || (!want && !n))) {
+		now = mpi__now();
+		if (!until)
+			until = now + mh_wait_ns();
+		else if (now >= until)
+			break;
+		if (n && !op->xspin && !raised && !nap) {
+			raised = !getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, &len) &&
+				 !setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &want, sizeof(want));
+			nap = !raised;
+		}
 		pfd.revents = 0;
-		if (poll(&pfd, 1, blocks ? (int)((until - now) / 1000000 + 1) : 0) > 0 &&
+		if (poll(&pfd, 1, op->xspin || nap ? 0 : (int)((until - now) / 1000000 + 1)) > 0 &&
 		    pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
 			break;
 		if (op->xspin)
 			sched_yield();
-		else if (!blocks)
+		else if (nap)
 			mpi__nap();
 	}
-	if (blocks)
+	if (raised)
 		setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat));
 }
 
