@@ -17,7 +17,7 @@
 # directory).  Every timed run starts alike: page cache dropped, the system
 # disk's files of the trace read back (syswarm), then IDLE_MS of nothing (the
 # application's mh_ready, the replay's --settle); the application and the
-# replays interleaved in every round.
+# replays interleaved in every round, round k starting at the k-th of them.
 #
 # Modes:
 #   causal    the merged file, --order causal: cross-host edges are MPI
@@ -279,7 +279,7 @@ replay_single() {
 # measure WL SRC DST HOSTS...: REPS rounds of the application and every
 # mode; "T_app ratio failed waits" per mode, medians (failed: the worst)
 measure() {
-	local wl=$1 src=$2 dst=$3 k m a t line spread self
+	local wl=$1 src=$2 dst=$3 k i m a t fl wt line spread self
 	shift 3
 	local -A r f w
 	local tapp=()
@@ -287,23 +287,36 @@ measure() {
 	rm -rf "$TMP/sys" "$TMP/mnt/$dst/replay" "$TMP/mnt/$dst"/solo-*
 	SYSFILES=$TMP/$wl-$src/sysfiles
 	for m in "${MODES[@]}"; do r[$m]="" f[$m]="" w[$m]=""; done
+	# the runs of round k start at the k-th of them, so that none of them
+	# always comes first, after the idle of the setting up or of another
+	# pair, or right after the same one
+	local runs=(app "${MODES[@]}")
+	local -A got
 	for ((k = 0; k < REPS; k++)); do
-		a=$(MH_DATA=$TMP/mnt/$dst "mhw_${wl}_app" "$@")
-		tapp+=("$a")
-		line="app $a"
-		for m in "${MODES[@]}"; do
-			if [ "$m" = single ]; then
+		line=""
+		for ((i = 0; i < ${#runs[@]}; i++)); do
+			m=${runs[(i + k) % ${#runs[@]}]}
+			if [ "$m" = app ]; then
+				t=$(MH_DATA=$TMP/mnt/$dst "mhw_${wl}_app" "$@")
+				fl=- wt=-
+			elif [ "$m" = single ]; then
 				read -r t fl wt < <(replay_single "$wl" "$src" "$dst" "$@")
 			else
 				read -r t fl wt < <(replay_mh "$wl" "$src" "$dst" "$m" "$@")
 			fi
+			got[$m]="$t $fl $wt"
+			line+=" $m $t"
+		done
+		a=${got[app]%% *}
+		tapp+=("$a")
+		for m in "${MODES[@]}"; do
+			read -r t fl wt <<<"${got[$m]}"
 			[ "$t" != - ] && [ "$a" != - ] &&
 				r[$m]+="$(awk -v r="$t" -v a="$a" 'BEGIN { print r / a }') "
 			f[$m]+="$fl "
 			w[$m]+="$wt "
-			line+=" $m $t"
 		done
-		log "$wl $src -> $dst, round $((k + 1)): $line"
+		log "$wl $src -> $dst, round $((k + 1)):$line"
 	done
 	line=$(printf '%s\n' "${tapp[@]}" | median)
 	# the application's own spread, (max - min) / median of its rounds:
@@ -401,7 +414,8 @@ targets() {
 	echo "machine, recorded with one \`iotrace record\` per host on the first configuration"
 	echo "(loop devices with direct I/O, each host its own directory on the configuration's"
 	echo "device), merged, replayed \`--natural\` across one MPI rank per host on the second,"
-	echo "and the application itself run there, in $REPS interleaved rounds (page cache dropped,"
+	echo "and the application itself run there, in $REPS interleaved rounds (each starting one run"
+	echo "further on than the one before; page cache dropped,"
 	echo "the system disk's files the trace names read back, the application's or each rank's copy,"
 	echo "and ${IDLE_MS} ms idle before every run). Each cell: median of the rounds' T_replay /"
 	echo "T_app, and the error |ratio - 1|; the replay's span is that of the measured hosts' calls"
