@@ -8,13 +8,16 @@
  * is in.  No traced byte goes from one host to another, so the data rule
  * sees nothing, and each host's wait is one the trace cannot explain.  Its
  * shape in time gives it away: every host waited for an answer on a
- * connection to an outside peer, right after sending on it; the answers
- * came to all hosts within a short window; and every host had sent before
- * any answer came.  So each host's wait follows every other host's request,
- * and a replay where the hosts arrive in another order waits for the last
- * of them, as the application did, instead of the recorded time.  Only when
- * every host of the job takes part, one wait each: with a host missing or
- * twice in the window, nothing says which waits are the collective's.
+ * connection to an outside peer, right after sending on it; every host had
+ * sent before any answer came; and the answers came to all hosts within a
+ * window.  So each host's wait follows every other host's request, and a
+ * replay where the hosts arrive in another order waits for the last of
+ * them, as the application did, instead of the recorded time.  The waits
+ * are those in progress when the last request came in, one on every host
+ * of the job: with a host missing, or with two such waits, nothing says
+ * which waits are the collective's.  A host that asked its daemon something
+ * else while the others waited, and had its answer before it asked for the
+ * fence, is not in it however near that answer came to theirs.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,14 +28,20 @@
 #include "analyze/an.h"
 #include "lib/record.h"
 
-/* The answers of one collective reach the hosts within this of each other. */
-#define BARRIER_WINDOW_NS 2000000ull
+/*
+ * The answers of one collective reach the hosts within this of each other.
+ * The daemons relay the answer, one to another and each to its own hosts:
+ * where they share the CPUs with the job and its recorders, the last host
+ * heard milliseconds after the first.
+ */
+#define BARRIER_WINDOW_NS 20000000ull
 /* The request is at most this many calls before the wait. */
 #define BARRIER_LOOKBACK 16
 
 struct cand {
 	uint32_t wait, req, host;
 	uint64_t arrive, release; /* the request's end, the answer's wakeup */
+	bool taken;		  /* by a collective */
 };
 
 /* The socket inode of the call's fd, when it is a socket outside the job's
@@ -128,71 +137,129 @@ static int by_release(const void *a, const void *b)
 	return x->release < y->release ? -1 : x->release > y->release;
 }
 
-/* The candidates from i that form one collective: how many, or 0. */
-static size_t collective(const struct cand *c, size_t n, size_t i, uint32_t nhosts, uint8_t *seen)
+/* The first candidate answered at or after t. */
+static size_t answered_from(const struct cand *c, size_t n, uint64_t t)
 {
-	uint64_t last_arrive = 0;
-	size_t j;
+	size_t lo = 0, hi = n;
 
-	for (uint32_t h = 0; h < nhosts; h++)
-		seen[h] = 0;
-	for (j = i; j < n && c[j].release - c[i].release <= BARRIER_WINDOW_NS; j++) {
-		if (c[j].host >= nhosts || seen[c[j].host]++)
-			return 0; /* a host twice: which wait is the collective's? */
-		if (c[j].arrive > last_arrive)
-			last_arrive = c[j].arrive;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c[mid].release < t)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	/* every host, and every request in before the first answer */
-	if (j - i != nhosts || last_arrive >= c[i].release)
-		return 0;
-	return j - i;
+	return lo;
 }
 
-static int barrier_edges(struct analysis *an, const struct cand *c, size_t n)
+/*
+ * The collective that x's request came last to, its members in m (one a
+ * host): on every host, the one wait in progress when that request was in
+ * (asked before it, answered after), their answers within the window of
+ * each other.  None when a host has no such wait, or two (which was the
+ * collective's?), or one a collective whose last request came later took:
+ * a host that asked its daemon something else in the meantime, and had its
+ * answer, while the others waited, is no member.
+ */
+static bool collective(struct cand *c, size_t n, const struct cand *x, uint32_t nhosts,
+		       struct cand **m)
 {
-	for (size_t a = 0; a < n; a++) {
-		for (size_t b = 0; b < n; b++) {
+	uint64_t t = x->arrive, lo, hi;
+	uint32_t got = 0;
+
+	if (x->release <= t)
+		return false;
+	lo = x->release > t + BARRIER_WINDOW_NS ? x->release - BARRIER_WINDOW_NS : t + 1;
+	hi = x->release + BARRIER_WINDOW_NS;
+	for (uint32_t h = 0; h < nhosts; h++)
+		m[h] = NULL;
+	for (size_t j = answered_from(c, n, lo); j < n && c[j].release <= hi; j++) {
+		if (c[j].arrive > t)
+			continue;
+		if (c[j].host >= nhosts || m[c[j].host] || c[j].taken)
+			return false;
+		m[c[j].host] = &c[j];
+		got++;
+	}
+	if (got != nhosts)
+		return false;
+	lo = UINT64_MAX;
+	hi = 0;
+	for (uint32_t h = 0; h < nhosts; h++) {
+		lo = m[h]->release < lo ? m[h]->release : lo;
+		hi = m[h]->release > hi ? m[h]->release : hi;
+	}
+	return hi - lo <= BARRIER_WINDOW_NS;
+}
+
+static int barrier_edges(struct analysis *an, struct cand **m, uint32_t nhosts)
+{
+	for (uint32_t a = 0; a < nhosts; a++) {
+		for (uint32_t b = 0; b < nhosts; b++) {
 			int err;
 
-			if (b != a && (err = an__edge(an, c[b].req, c[a].wait, AN_RULE_BARRIER, 0)))
+			if (b != a &&
+			    (err = an__edge(an, m[b]->req, m[a]->wait, AN_RULE_BARRIER, 0)))
 				return err;
 		}
+		m[a]->taken = true;
 		/* explained now */
-		an->evflags[c[a].wait] &= ~EVF_BLOCKED_UNX;
+		an->evflags[m[a]->wait] &= ~EVF_BLOCKED_UNX;
 		an->blocked_unexplained--;
 	}
 	return 0;
 }
 
+/* A candidate, by when its request was in */
+struct req_order {
+	uint64_t arrive;
+	size_t i;
+};
+
+/* Latest first */
+static int by_arrive_desc(const void *a, const void *b)
+{
+	const struct req_order *x = a, *y = b;
+
+	return x->arrive > y->arrive ? -1 : x->arrive < y->arrive;
+}
+
 int an__barrier(struct analysis *an)
 {
 	uint32_t nhosts = an->hosts.n;
-	struct cand *c;
-	uint8_t *seen;
+	struct req_order *order = NULL;
+	struct cand *c, **m;
 	size_t n = 0;
 	int err = 0;
 
 	if (!an->multi || nhosts < 2 || !(an->opts.rules & (1u << AN_RULE_BARRIER)))
 		return 0;
 	c = malloc((an->blocked_unexplained + 1) * sizeof(*c));
-	seen = calloc(nhosts, 1);
-	if (!c || !seen) {
-		free(c);
-		free(seen);
-		return -ENOMEM;
-	}
+	m = calloc(nhosts, sizeof(*m));
+	if (!c || !m)
+		goto nomem;
 	for (uint32_t t = 0; t < an->threads.n; t++)
 		for (uint32_t k = 0; k < an__thread(an, t)->nev && n <= an->blocked_unexplained;
 		     k++)
 			n += candidate(an, t, k, &c[n]);
 	qsort(c, n, sizeof(*c), by_release);
-	for (size_t i = 0; !err && i < n;) {
-		size_t m = collective(c, n, i, nhosts, seen);
-
-		err = m ? barrier_edges(an, &c[i], m) : 0;
-		i += m ? m : 1;
-	}
+	order = malloc((n + 1) * sizeof(*order));
+	if (!order)
+		goto nomem;
+	for (size_t i = 0; i < n; i++)
+		order[i] = (struct req_order){ .arrive = c[i].arrive, .i = i };
+	/* the collective a later request came last to first: see collective() */
+	qsort(order, n, sizeof(*order), by_arrive_desc);
+	for (size_t k = 0; !err && k < n; k++)
+		if (!c[order[k].i].taken && collective(c, n, &c[order[k].i], nhosts, m))
+			err = barrier_edges(an, m, nhosts);
+	free(order);
 	free(c);
-	free(seen);
+	free(m);
 	return err;
+nomem:
+	free(c);
+	free(m);
+	return -ENOMEM;
 }

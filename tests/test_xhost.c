@@ -470,10 +470,51 @@ static void test_xhost__barrier(void)
 	close(a.fd);
 	close(b.fd);
 
-	an = fence_job(&a, &b, 50000, 5000000, 0); /* answers 4.9 ms apart */
+	/* the daemons relayed the answer, b's 4.9 ms after a's: a collective */
+	an = fence_job(&a, &b, 50000, 5000000, 0);
+	CU_ASSERT_FATAL(an != NULL);
+	CU_ASSERT(analysis__has_dep(an, analysis__event_in(an, 1, 10, 0),
+				    analysis__event_in(an, 0, 10, 1), AN_RULE_BARRIER));
+	CU_ASSERT_EQUAL(analysis__counter(an, "blocked_unexplained"), 0);
+	analysis__free(an);
+	close(a.fd);
+	close(b.fd);
+
+	an = fence_job(&a, &b, 50000, 25000000, 0); /* answers 24.9 ms apart */
 	CU_ASSERT_FATAL(an != NULL);
 	CU_ASSERT_EQUAL(analysis__ndeps(an, analysis__event_in(an, 0, 10, 1)), 0);
 	CU_ASSERT_EQUAL(analysis__counter(an, "blocked_unexplained"), 2);
+	analysis__free(an);
+	close(a.fd);
+	close(b.fd);
+}
+
+/*
+ * While a waits for the fence, b asks its daemon something else and has its
+ * answer 1.5 ms before a's, then asks for the fence: b's second wait is the
+ * collective's, the one in progress when the last request came, though its
+ * first was answered as near to a's.
+ */
+static void test_xhost__barrier_meantime(void)
+{
+	struct analysis *an;
+	struct tr a, b;
+
+	tr_init(&a, "alpha", "boot-a", 1);
+	tr_init(&b, "beta", "boot-b", 2);
+	fence_part(&a, 801, 1000, 90000000, 0);
+	fence_part(&b, 802, 80000000, 88500000, 0);
+	fence_part(&b, 802, 88600000, 91000000, 0);
+	tr_done(&a);
+	tr_done(&b);
+	an = job(&a, &b, NULL);
+	CU_ASSERT_FATAL(an != NULL);
+	CU_ASSERT(analysis__has_dep(an, analysis__event_in(an, 1, 10, 3),
+				    analysis__event_in(an, 0, 10, 1), AN_RULE_BARRIER));
+	CU_ASSERT(analysis__has_dep(an, analysis__event_in(an, 0, 10, 0),
+				    analysis__event_in(an, 1, 10, 4), AN_RULE_BARRIER));
+	CU_ASSERT_EQUAL(analysis__ndeps(an, analysis__event_in(an, 1, 10, 1)), 0);
+	CU_ASSERT_EQUAL(analysis__counter(an, "blocked_unexplained"), 1);
 	analysis__free(an);
 	close(a.fd);
 	close(b.fd);
@@ -557,6 +598,8 @@ static CU_TestInfo tests[] = {
 	{ "the same host twice", test_xhost__bad_jobs },
 	{ "the end of a stream after the shutdown", test_xhost__eof_after_shutdown },
 	{ "a fence its daemons complete: barrier edges", test_xhost__barrier },
+	{ "a fence's waits are those in progress at its last request",
+	  test_xhost__barrier_meantime },
 	{ "outside on one kernel: the other host's tasks and recorder",
 	  test_xhost__outside_one_kernel },
 	CU_TEST_INFO_NULL,
