@@ -351,8 +351,12 @@ static void mhost_edges(struct rp_plan *p, uint8_t *want)
 			dep = &p->ops[d];
 			if (p->th[dep->tidx].host == host)
 				continue;
+			/* a read of bytes sent from there waits for them to
+			 * come, but not one of a peer the replayer plays (an
+			 * outside one, a barrier's answer): that peer sends
+			 * them when the read is made (peer__read) */
 			if (!op->remote) {
-				op->xwait |= !start && mhost_stream_read(op);
+				op->xwait |= !start && mhost_stream_read(op) && op->peer < 0;
 				xh.deps++;
 				waits = true;
 				xh.nexpect += !(want[d] & what);

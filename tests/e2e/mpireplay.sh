@@ -285,6 +285,62 @@ test_mpi_polled_loop_is_wait()
 	done
 }
 
+# gen_fence: each of two hosts connects to a daemon of its own (an outside
+# peer on loopback, not traced), sends it a request and blocks in recvfrom
+# for the answer, which the daemons sent once both requests were in: the
+# analyzer's barrier edges, each host's request before the other's receive.
+# On host a another thread reads the connection later, as Open MPI's PMIx
+# progress thread does: the replayer's peer then sends a read's bytes only
+# when the read is made, not ahead of it.
+gen_fence()
+{
+	local h='"hostname":"x","boot_id":"b","trace":"t.iot","clock_offset_ns":0,"clock_residual_ns":0,"netns":[]'
+	local e='"type":"event"' z='"compute_ns":0' k pid id so
+	printf '{"type":"header","version":1,"causality":true,"hosts":[{"name":"a",%s},{"name":"b",%s}],' "$h" "$h"
+	printf '"threads":[{"pid":100,"tid":100,"comm":"r","host":"a"},{"pid":100,"tid":101,"comm":"p","host":"a"},{"pid":200,"tid":200,"comm":"r","host":"b"}],'
+	printf '"processes":[{"pid":100,"ppid":1,"cwd":"/","host":"a"},{"pid":200,"ppid":1,"cwd":"/","host":"b"}],"files":[],"events":11}\n'
+	# ids: host a 0-5, host b 6-10; each host's request is 2 past its base
+	for k in 0 1; do
+		pid=$((100 * (k + 1))) id=$((k * 6))
+		so='"sock":{"family":2,"type":1,"laddr":"127.0.0.1","lport":'$((40001 + k))',"raddr":"127.0.0.1","rport":6000}'
+		printf '{%s,"id":%d,"pid":%d,"tid":%d,"call":"socket","args":{"domain":2,"type":1,"protocol":0},"ret":3,"ts":%d,"dur":10,%s,"deps":[]}\n' \
+			"$e" $id $pid $pid $((1000 + k * 500)) "$z"
+		printf '{%s,"id":%d,"pid":%d,"tid":%d,"call":"connect","args":{"sockfd":{"fd":3,"type":"socket"},"addr":1,"addrlen":16},%s,"ret":0,"ts":%d,"dur":10,%s,"deps":[]}\n' \
+			"$e" $((id + 1)) $pid $pid "$so" $((2000 + k * 500)) "$z"
+		printf '{%s,"id":%d,"pid":%d,"tid":%d,"call":"sendto","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":71,"flags":0,"dest_addr":0,"addrlen":0},%s,"ret":71,"ts":%d,"dur":10,%s,"deps":[]}\n' \
+			"$e" $((id + 2)) $pid $pid "$so" $((3000 + k * 1000)) "$z"
+		printf '{%s,"id":%d,"pid":%d,"tid":%d,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":4,"flags":256,"src_addr":0,"addrlen":0},%s,"ret":4,"ts":%d,"dur":%d,%s,"deps":[{"id":%d,"kind":"barrier"}]}\n' \
+			"$e" $((id + 3)) $pid $pid "$so" $((3100 + k * 1000)) $((2000 - k * 1000)) "$z" $(((1 - k) * 6 + 2))
+		[ $k = 1 ] || printf '{%s,"id":4,"pid":100,"tid":101,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":8,"flags":0,"src_addr":0,"addrlen":0},%s,"ret":8,"ts":5500,"dur":10,%s,"deps":[]}\n' \
+			"$e" "$so" "$z"
+		printf '{%s,"id":%d,"pid":%d,"tid":%d,"call":"close","args":{"fd":{"fd":3,"type":"socket"}},"ret":0,"ts":%d,"dur":10,%s,"deps":[]}\n' \
+			"$e" $((id + 5 - k)) $pid $pid $((6000 + k * 100)) "$z"
+	done
+}
+
+# A receive that waited for a fence's answer has barrier deps on the other
+# host's request; its bytes come from the daemon the replayer plays, when the
+# receive is made, not from the other host: the receive waits for the other
+# host's message, then reads them.  Before, it waited first for bytes that
+# come only once it reads, until its wait for the network gave up: the whole
+# stall timeout.
+test_mpi_fence_receive()
+{
+	need_mpi
+	gen_fence >job.jsonl
+	eq "events" "$(grep -c '"type":"event"' job.jsonl)" 11
+	replay2 "the multi-host replay of a fence's receives failed" 20
+	eq "failed" "$(jq .failed r.json)" 0
+	eq "short" "$(jq .short r.json)" 0
+	# a hang bound, 1000 times the replay's time here: not its speed
+	[ "$(jq '.wall_ns < 10e9' r.json)" = true ] ||
+		fail "the receives waited out the stall timeout: $(jq .wall_ns r.json) ns"
+	eq "a issued" "$(jq .hosts.a.issued r.json)" 6
+	eq "b issued" "$(jq .hosts.b.issued r.json)" 5
+	eq "a waited for b" "$(jq .hosts.a.xhost.waits r.json)" 1
+	eq "b waited for a" "$(jq .hosts.b.xhost.waits r.json)" 1
+}
+
 # The client's host listens on the server's port too, after the server and
 # before the connect: by port alone the connect would take its own host's
 # listener (the latest); the header's connection says the server is on srv.
