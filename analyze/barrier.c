@@ -40,6 +40,7 @@
 
 struct cand {
 	uint32_t wait, req, host;
+	uint16_t nr;		  /* the wait's call */
 	uint64_t arrive, release; /* the request's end, the answer's wakeup */
 	bool taken;		  /* by a collective */
 };
@@ -123,6 +124,7 @@ static bool candidate(const struct analysis *an, uint32_t t, uint32_t k, struct 
 		*c = (struct cand){ .wait = w,
 				    .req = id,
 				    .host = th->host,
+				    .nr = an__rec(an, w)->nr,
 				    .arrive = an__end(an, id),
 				    .release = answered(an, th, w) };
 		return true;
@@ -156,11 +158,15 @@ static size_t answered_from(const struct cand *c, size_t n, uint64_t t)
 /*
  * The collective that x's request came last to, its members in m (one a
  * host): on every host, the one wait in progress when that request was in
- * (asked before it, answered after), their answers within the window of
- * each other.  None when a host has no such wait, or two (which was the
+ * (asked before it, answered after), the same call as x's (one collective
+ * is the same code on every host), their answers within the window of each
+ * other.  None when a host has no such wait, or two (which was the
  * collective's?), or one a collective whose last request came later took:
  * a host that asked its daemon something else in the meantime, and had its
- * answer, while the others waited, is no member.
+ * answer, while the others waited, is no member.  Each rank's handshake
+ * with its own daemon is no collective either, though they may overlap:
+ * Open MPI's main thread connects and reads the answer where the progress
+ * thread waits in epoll_wait for the others'.
  */
 static bool collective(struct cand *c, size_t n, const struct cand *x, uint32_t nhosts,
 		       struct cand **m)
@@ -175,7 +181,7 @@ static bool collective(struct cand *c, size_t n, const struct cand *x, uint32_t 
 	for (uint32_t h = 0; h < nhosts; h++)
 		m[h] = NULL;
 	for (size_t j = answered_from(c, n, lo); j < n && c[j].release <= hi; j++) {
-		if (c[j].arrive > t)
+		if (c[j].arrive > t || c[j].nr != x->nr)
 			continue;
 		if (c[j].host >= nhosts || m[c[j].host] || c[j].taken)
 			return false;

@@ -424,6 +424,20 @@ static void fence_part(struct tr *t, uint64_t ino, uint64_t req, uint64_t rel, u
 	     .la = lo, .ra = lo, .lp = 40000, .rp = 6000, .seq = 16);
 }
 
+/* A host's request to its daemon at req, and the answer it blocked for in
+ * the receive itself, woken at rel: a handshake, as Open MPI's main thread
+ * makes one when it connects to its PMIx server. */
+static void recv_part(struct tr *t, uint64_t ino, uint64_t req, uint64_t rel)
+{
+	const char *lo = "127.0.0.1";
+
+	SOCK(t, .pid = 10, .nr = SYS_sendto, .ts = req, .dur = 50, .ret = 71, .ino = ino, .la = lo,
+	     .ra = lo, .lp = 40000, .rp = 6000, .seq = 71, .sent = true);
+	SOCK(t, .pid = 10, .nr = SYS_recvfrom, .ts = req + 100, .dur = rel - req - 90, .ret = 4,
+	     .ino = ino, .la = lo, .ra = lo, .lp = 40000, .rp = 6000, .seq = 4);
+	put_wake_untraced(t, rel - 10);
+}
+
 /* Two hosts' fence parts, b's request at req_b, its answer at rel_b and its
  * wait's return late_b after that. */
 static struct analysis *fence_job(struct tr *a, struct tr *b, uint64_t req_b, uint64_t rel_b,
@@ -592,6 +606,40 @@ static void test_xhost__outside_one_kernel(void)
 	close(b.fd);
 }
 
+/*
+ * One collective is the same code on every host: waits for the answer in
+ * the receive itself on both hosts are one, but a receive on one host and
+ * an epoll_wait on the other, answered as close, are each host's own
+ * exchange with its daemon.
+ */
+static void test_xhost__barrier_same_call(void)
+{
+	for (int same = 0; same < 2; same++) {
+		struct analysis *an;
+		struct tr a, b;
+
+		tr_init(&a, "alpha", "boot-a", 1);
+		tr_init(&b, "beta", "boot-b", 2);
+		if (same)
+			recv_part(&a, 801, 1000, 90000);
+		else
+			fence_part(&a, 801, 1000, 90000, 0);
+		recv_part(&b, 802, 50000, 90500);
+		tr_done(&a);
+		tr_done(&b);
+		an = job(&a, &b, NULL);
+		CU_ASSERT_FATAL(an != NULL);
+		CU_ASSERT_EQUAL(analysis__has_dep(an, analysis__event_in(an, 0, 10, 0),
+						  analysis__event_in(an, 1, 10, 1),
+						  AN_RULE_BARRIER),
+				same);
+		CU_ASSERT_EQUAL(analysis__counter(an, "blocked_unexplained"), same ? 0 : 2);
+		analysis__free(an);
+		close(a.fd);
+		close(b.fd);
+	}
+}
+
 static CU_TestInfo tests[] = {
 	{ "inodes belong to one kernel", test_xhost__inodes_per_kernel },
 	{ "cross-host pairs and the clock offset", test_xhost__pairs_and_offset },
@@ -600,6 +648,7 @@ static CU_TestInfo tests[] = {
 	{ "a fence its daemons complete: barrier edges", test_xhost__barrier },
 	{ "a fence's waits are those in progress at its last request",
 	  test_xhost__barrier_meantime },
+	{ "a fence's waits are the same call on every host", test_xhost__barrier_same_call },
 	{ "outside on one kernel: the other host's tasks and recorder",
 	  test_xhost__outside_one_kernel },
 	CU_TEST_INFO_NULL,
