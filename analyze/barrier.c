@@ -163,10 +163,10 @@ static size_t answered_from(const struct cand *c, size_t n, uint64_t t)
  * other.  None when a host has no such wait, or two (which was the
  * collective's?), or one a collective whose last request came later took:
  * a host that asked its daemon something else in the meantime, and had its
- * answer, while the others waited, is no member.  Each rank's handshake
- * with its own daemon is no collective either, though they may overlap:
- * Open MPI's main thread connects and reads the answer where the progress
- * thread waits in epoll_wait for the others'.
+ * answer, while the others waited, is no member.  Nor are the ranks'
+ * handshakes with their own daemons, though they may overlap: one rank's
+ * main thread blocked in recvfrom for its answer while the others'
+ * progress threads waited in epoll_wait for theirs.
  */
 static bool collective(struct cand *c, size_t n, const struct cand *x, uint32_t nhosts,
 		       struct cand **m)
