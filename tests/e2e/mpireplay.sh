@@ -290,8 +290,9 @@ test_mpi_polled_loop_is_wait()
 # for the answer, which the daemons sent once both requests were in: the
 # analyzer's barrier edges, each host's request before the other's receive.
 # On host a another thread reads the connection later, as Open MPI's PMIx
-# progress thread does: the replayer's peer then sends a read's bytes only
-# when the read is made, not ahead of it.
+# progress thread does (after the main thread's read, before its close: the
+# analyzer's stage edges): the replayer's peer then sends a read's bytes
+# only when the read is made, not ahead of it.
 gen_fence()
 {
 	local h='"hostname":"x","boot_id":"b","trace":"t.iot","clock_offset_ns":0,"clock_residual_ns":0,"netns":[]'
@@ -311,10 +312,10 @@ gen_fence()
 			"$e" $((id + 2)) $pid $pid "$so" $((3000 + k * 1000)) "$z"
 		printf '{%s,"id":%d,"pid":%d,"tid":%d,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":4,"flags":256,"src_addr":0,"addrlen":0},%s,"ret":4,"ts":%d,"dur":%d,%s,"deps":[{"id":%d,"kind":"barrier"}]}\n' \
 			"$e" $((id + 3)) $pid $pid "$so" $((3100 + k * 1000)) $((2000 - k * 1000)) "$z" $(((1 - k) * 6 + 2))
-		[ $k = 1 ] || printf '{%s,"id":4,"pid":100,"tid":101,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":8,"flags":0,"src_addr":0,"addrlen":0},%s,"ret":8,"ts":5500,"dur":10,%s,"deps":[]}\n' \
+		[ $k = 1 ] || printf '{%s,"id":4,"pid":100,"tid":101,"call":"recvfrom","args":{"sockfd":{"fd":3,"type":"socket"},"buf":1,"len":8,"flags":0,"src_addr":0,"addrlen":0},%s,"ret":8,"ts":5500,"dur":10,%s,"deps":[{"id":3,"kind":"stage"}]}\n' \
 			"$e" "$so" "$z"
-		printf '{%s,"id":%d,"pid":%d,"tid":%d,"call":"close","args":{"fd":{"fd":3,"type":"socket"}},"ret":0,"ts":%d,"dur":10,%s,"deps":[]}\n' \
-			"$e" $((id + 5 - k)) $pid $pid $((6000 + k * 100)) "$z"
+		printf '{%s,"id":%d,"pid":%d,"tid":%d,"call":"close","args":{"fd":{"fd":3,"type":"socket"}},"ret":0,"ts":%d,"dur":10,%s,"deps":[%s]}\n' \
+			"$e" $((id + 5 - k)) $pid $pid $((6000 + k * 100)) "$z" "$([ $k = 1 ] || echo '{"id":4,"kind":"stage"}')"
 	done
 }
 
