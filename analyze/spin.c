@@ -7,10 +7,12 @@
  * again (Open MPI's OMPI_LAZY_WAIT_FOR_COMPLETION in MPI_Init and
  * MPI_Finalize, while its progress thread reads the PMIx server's answer).
  * The trace shows a run of zero-timeout polls and short sleeps, and the
- * call after it.  The flag was not set at the loop's last check but one (the
- * end of the call before its last sleep), and was set by the last: another
- * thread of the process set it in between, after a call of its that ended
- * there.  That call precedes the loop's next call.  Only when one thread
+ * call after it.  The flag was not set at the loop's last check but one, and
+ * was set by the last: another thread of the process set it in between,
+ * after a call of its that ended there.  Open MPI checks right after a
+ * sleep, before it polls: the last check but one is the end of the loop's
+ * last sleep but one (of the call before the last sleep, in a loop that
+ * only sleeps), and a setter's call may end during the poll after it.  That call precedes the loop's next call.  Only when one thread
  * of the process ended a call there: with two, which one set the flag is
  * not known, and no edge is drawn.  A loop that nothing ended there ran its
  * course (a timed retry), and gets no edge either.
@@ -69,14 +71,20 @@ static uint32_t ended_in(const struct analysis *an, uint32_t t, uint64_t after, 
 	return AN_NONE;
 }
 
-/* The loop of thread t whose last call is at position last: its ender,
- * the one call of another thread of the process that ended during its last
- * sleep, or AN_NONE. */
-static uint32_t loop_ender(const struct analysis *an, uint32_t t, uint32_t last)
+/* The loop of thread t from position first to last: its ender, the one
+ * call of another thread of the process that ended during its last turn
+ * (from its last check but one to its last sleep's end), or AN_NONE. */
+static uint32_t loop_ender(const struct analysis *an, uint32_t t, uint32_t first, uint32_t last)
 {
 	const struct an_thread *th = an__thread(an, t);
-	uint64_t after = an__end(an, th->ev[last - 1]), until = an__end(an, th->ev[last]);
-	uint32_t found = AN_NONE;
+	uint32_t check = last - 1, found = AN_NONE;
+	uint64_t after, until = an__end(an, th->ev[last]);
+
+	while (check > first && !short_sleep(an, th->ev[check]))
+		check--;
+	if (!short_sleep(an, th->ev[check]))
+		check = last - 1;
+	after = an__end(an, th->ev[check]);
 
 	for (uint32_t o = 0; o < an->threads.n; o++) {
 		const struct an_thread *ot = an__thread(an, o);
@@ -113,7 +121,7 @@ static int spin_thread(struct analysis *an, uint32_t t)
 		if (k - first < SPIN_MIN_CALLS || sleeps < SPIN_MIN_SLEEPS || k == th->nev ||
 		    !short_sleep(an, th->ev[k - 1]))
 			continue;
-		ender = loop_ender(an, t, k - 1);
+		ender = loop_ender(an, t, first, k - 1);
 		if (ender != AN_NONE && (err = an__edge(an, ender, th->ev[k], AN_RULE_SPIN, 0)))
 			return err;
 	}

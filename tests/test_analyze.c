@@ -1133,7 +1133,7 @@ static void spin_trace(struct tb *b, uint64_t ender_ts, bool other, int turns)
 }
 
 /* The loop's next call follows the one call another thread of the process
- * ended during its last sleep; not when two threads did, not a call before
+ * ended during its last turn; not when two threads did, not a call before
  * the loop's last check but one, and not a loop of one sleep. */
 static void test_analyze__spin_loop_ender(void)
 {
@@ -1153,6 +1153,13 @@ static void test_analyze__spin_loop_ender(void)
 	spin_trace(&b, 1000 + 2 * 100000 + 40000, true, 3); /* two threads: which? */
 	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
 	CU_ASSERT_EQUAL(analysis__ndeps(b.an, ev(&b, 1, 6)), 0);
+	tb_free(&b);
+
+	/* during the last turn's poll, after the check that followed the
+	 * sleep before it: Open MPI's progress thread read the answer then */
+	spin_trace(&b, 1000 + 2 * 100000 + 400, false, 3);
+	CU_ASSERT_FATAL(tb_run(&b, AN_RULES_DEFAULT) != NULL);
+	CU_ASSERT(dep(&b, 2, 0, 1, 6, AN_RULE_SPIN));
 	tb_free(&b);
 
 	spin_trace(&b, 1000 + 100000 + 40000, false, 3); /* the flag was set a turn earlier */
