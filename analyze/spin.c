@@ -12,9 +12,10 @@
  * after a call of its that ended there.  Open MPI checks right after a
  * sleep, before it polls: the last check but one is the end of the loop's
  * last sleep but one (of the call before the last sleep, in a loop that
- * only sleeps), and a setter's call may end during the poll after it.  That call precedes the loop's next call.  Only when one thread
- * of the process ended a call there: with two, which one set the flag is
- * not known, and no edge is drawn.  A loop that nothing ended there ran its
+ * only sleeps), and a setter's call may end during the poll after it.  That
+ * call precedes the loop's next call.  Only when one thread of the process
+ * ended a call there: with two, which one set the flag is not known, and no
+ * edge is drawn.  A loop that nothing ended there ran its
  * course (a timed retry), and gets no edge either.
  */
 #include <stdbool.h>
