@@ -584,6 +584,38 @@ static void exec_spin_skip(struct rp_op *op, struct rp_clock *c)
 		atomic_store_explicit(&op->state, RS_DONE, memory_order_relaxed);
 }
 
+/*
+ * A process whose calls are all made: the descriptors it still holds close,
+ * as its exit closed them.  Kept open, a fork's copies would pile up: a
+ * PostgreSQL backend forked for each connection inherits some fifteen, and
+ * a thousand of them took the replayer past a limit of 20000.  Not at its
+ * exit call: another of its threads may still be making calls, in this
+ * replay's order.
+ */
+static void exec_proc_done(struct rp_plan *p, uint32_t pidx)
+{
+	struct rp_proc *pr = &p->pr[pidx];
+
+	for (uint32_t k = 0; k < pr->nslot; k++)
+		if (atomic_load_explicit(&pr->fd[k], memory_order_relaxed) >= 0)
+			fd__set(p, pidx, k, RP_FD_UNSET, 0);
+}
+
+/* Each process's threads to wait for, or in --order single its last op. */
+static void exec_procs(struct rp_plan *p, bool single)
+{
+	for (uint32_t i = 0; i < p->npr; i++) {
+		atomic_store(&p->pr[i].live, 0);
+		p->pr[i].last_op = RP_NONE;
+	}
+	for (uint32_t i = 0; i < p->nth; i++)
+		if (!p->th[i].remote)
+			atomic_fetch_add(&p->pr[p->th[i].pidx].live, 1);
+	for (uint32_t i = 0; single && i < p->nops; i++)
+		if (!p->th[p->ops[i].tidx].remote)
+			p->pr[p->ops[i].pidx].last_op = i;
+}
+
 /* The last thread out wakes the watcher and fixes the replay's end. */
 static void exec_finish(uint64_t end)
 {
@@ -659,6 +691,8 @@ static void *exec_thread(void *arg)
 	}
 	atomic_store_explicit(&t->cur, t->nops, memory_order_relaxed);
 	t->cpu = exec_cpu();
+	if (atomic_fetch_sub(&p->pr[t->pidx].live, 1) == 1)
+		exec_proc_done(p, t->pidx);
 	exec_finish(c.end);
 	return NULL;
 }
@@ -694,6 +728,8 @@ static void *exec_single(void *arg)
 			continue; /* multi-host: one thread per host */
 		atomic_store_explicit(&p->th[0].cur, i, memory_order_relaxed);
 		exec__one(p, t, &p->ops[i], &c);
+		if (p->pr[p->ops[i].pidx].last_op == i)
+			exec_proc_done(p, p->ops[i].pidx);
 	}
 	atomic_store_explicit(&p->th[0].cur, p->nops, memory_order_relaxed);
 	p->th[0].cpu = exec_cpu();
@@ -831,6 +867,7 @@ int exec__run(struct rp_plan *p, const struct rp_opts *o, struct rp_run *r)
 	ex.ovh0 = exec_calibrate();
 	ex.spin_ns = exec_spin_budget(p, o);
 	ex.tsc = !ex.natural && exec_tsc_ok();
+	exec_procs(p, o->order == RO_SINGLE);
 	/* multi-host: every rank starts together, and their messages arrive
 	 * once the ops have a clock */
 	if (mhost__barrier(o)) {

@@ -330,6 +330,11 @@ struct rp_proc {
 	uint32_t nslot;
 	_Atomic int *fd;       /* fd slot -> replay fd, or an RP_FD_* value */
 	_Atomic uint8_t *fdfl; /* RP_FL_* per fd slot */
+	/* its replay threads still making calls, and in --order single its
+	 * last op: once they are done, what it still holds is closed, as its
+	 * exit closed it (exec_proc_done) */
+	_Atomic uint32_t live;
+	uint32_t last_op;
 };
 
 #define RP_SFAM_OTHER	 0xff
