@@ -91,6 +91,7 @@ fi
 [ -n "${MH_PAIRS:-}" ] && IFS=, read -r -a PAIRS <<<"$MH_PAIRS"
 REPS=${MH_REPS:-$REPS}
 IDLE_MS=250
+MH_SHIFT_NS=12345678 # host 1's clock moved, for the clock target
 export MODE IDLE_MS
 
 mh_on() {
@@ -153,6 +154,15 @@ span() {
 		END { if (n) print (b - a) / 1e9, (d - c) / 1e9; else print "- -" }' "$@"
 }
 
+# clock_err JOB SHIFT TRACE: ns, the largest difference of a host's clock
+# offset in JOB from the truth, taking the first host's as right: one clock,
+# TRACE's moved by SHIFT
+clock_err() {
+	head -1 "$1" | jq --arg t "$3" --argjson s "$2" '
+		def truth: .clock_offset_ns - (if .trace == $t then -$s else 0 end);
+		(.hosts[0] | truth) as $o | [.hosts[] | truth - $o | fabs] | max'
+}
+
 # In the hub namespace, for workload MH_INNER: $RUN/rows gets a line per pair.
 inner() {
 	local wl=$MH_INNER pair src dst i hosts
@@ -194,6 +204,15 @@ record_wl() {
 	done
 	head -1 "$out/job.jsonl" | jq -r '[.causality_stats.edges_xhost,
 		([.connections[]?] | length)] | @tsv' >"$out/stats"
+	# the clock target: the hosts share this machine's clock, so each
+	# host's offset is the first's; with host 1's trace moved by a known
+	# amount, its offset comes back as that amount
+	"$IOTRACE" analyze --infer-causality "${traces[@]}" -o "$out/shifted.jsonl" \
+		--clock-shift "${traces[1]}=$MH_SHIFT_NS" 2>"$out/analyze.err" ||
+		{ log "$wl: analyze with host 1's clock moved failed: $(tail -1 "$out/analyze.err")"; return 1; }
+	echo "$(clock_err "$out/job.jsonl" 0 -) $(clock_err "$out/shifted.jsonl" "$MH_SHIFT_NS" \
+		"${traces[1]}")" >"$out/clock"
+	rm -f "$out/shifted.jsonl"
 	# the measured hosts' span as recorded: what a faithful replay on the
 	# same storage reproduces
 	jq -rs --argjson m "[$(wl_var "$wl" MEASURE "$(seq -s , 0 $(($# - 1)))" | tr ' ' ,)]" '
@@ -379,6 +398,12 @@ pct() {
 	awk -v d="$1" -v f="$2" 'BEGIN { printf "%." d "f%%", 100 * f }'
 }
 
+# us NS: "12.3 µs", or "-"
+us() {
+	[ "$1" = - ] && { printf -- '-'; return; }
+	awk -v n="$1" 'BEGIN { printf "%.1f µs", n / 1e3 }'
+}
+
 err_of() { awk -v r="$1" 'BEGIN { if (r == "-") print "-"; else { e = r - 1; print e < 0 ? -e : e } }'; }
 
 # targets WL: the issue's targets for one workload, from its rows
@@ -413,6 +438,16 @@ targets() {
 		"$([ "$worst" != - ] && awk -v e="$worst" 'BEGIN { exit !(e <= 0.10) }' && echo met || echo "not met")"
 	printf '| %s | causal better than every other mode, every pair | %s | %s |\n' "$wl" "$better" \
 		"$([ "$better" = yes ] && echo met || echo "not met")"
+	local f c0 c1 cw=-
+	for f in "$TMP/$wl"-*/clock; do
+		[ -f "$f" ] || continue
+		read -r c0 c1 <"$f" || continue
+		cw=$(awk -v a="$cw" -v b="$c0" -v c="$c1" 'BEGIN {
+			m = a == "-" ? 0 : a; if (b > m) m = b; if (c > m) m = c; print m }')
+	done
+	printf '| %s | clock offset within 50 µs where the truth is known (worst recording) | %s | %s |\n' \
+		"$wl" "$(us "$cw")" \
+		"$([ "$cw" != - ] && awk -v c="$cw" 'BEGIN { exit !(c <= 50000) }' && echo met || echo "not met")"
 }
 
 {
@@ -471,7 +506,8 @@ targets() {
 		for d in "$TMP/$wl"-*/; do
 			[ -f "$d/stats" ] || continue
 			read -r x c <"$d/stats"
-			echo "- $wl recorded on $(basename "$d" | sed "s/^$wl-//"): $x cross-host edges in the merge, $c connections between traced hosts, the measured hosts spanning $(fmt 2 "$(cat "$d/span")") s in the trace."
+			read -r c0 c1 <"$d/clock" || c0=- c1=-
+			echo "- $wl recorded on $(basename "$d" | sed "s/^$wl-//"): $x cross-host edges in the merge, $c connections between traced hosts, the measured hosts spanning $(fmt 2 "$(cat "$d/span")") s in the trace; clock offsets $(us "$c0") from the truth, $(us "$c1") with host 1's clock moved $(fmt 2 "$(awk -v n="$MH_SHIFT_NS" 'BEGIN { print n / 1e6 }')") ms."
 		done
 	done
 	[ -n "${TIER_N:-}" ] && echo "- tier: redis $(redis-server --version | awk '{ print $3 }' | cut -d= -f2), append-only file fsynced at every write, \`redis-benchmark -c1 -n$TIER_N -t set,get\`."
